@@ -1,0 +1,26 @@
+# hapbench: the two commands of the README, and a few helpers.
+#   make demo   install what is missing, build, evaluate examples/cpu/reference on the level-1 public suite
+#   make test   install what is missing, build, run every test
+BUILD ?= build
+JOBS ?= $(shell nproc)
+SUBMISSION ?= examples/cpu/reference
+
+.PHONY: all deps build demo test clean
+
+all: build
+
+deps:
+	bash scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/hapbench eval --submission $(SUBMISSION) --out $(BUILD)/demo-results.json
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

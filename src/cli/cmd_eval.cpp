@@ -1,0 +1,99 @@
+// hapbench eval: evaluate a submission on a suite.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "eval/evaluate.hpp"
+#include "report/reporter.hpp"
+
+namespace hb::cli {
+
+namespace {
+
+std::string duration(double s) {
+    if (s < 60) return fmt::format("{:.0f}s", s);
+    return fmt::format("{:.0f}m{:02.0f}s", std::floor(s / 60), std::fmod(s, 60));
+}
+
+// A live line on a terminal; one line per operator when stderr is a file or pipe.
+void print_progress(const Progress& p) {
+    static std::string last_op;
+    static const bool tty = isatty(2);
+    if (p.op.empty()) {
+        if (tty) std::cerr << "\r\033[K";
+        return;
+    }
+    const std::string line = fmt::format("[{:>4}/{}] {} case {}  elapsed {}  ETA {}", p.cases_done, p.cases_total, p.op,
+                                         p.case_id, duration(p.elapsed_s), p.cases_done ? duration(p.eta_s) : "?");
+    if (tty) {
+        std::cerr << "\r\033[K" << line << std::flush;
+    } else if (p.op != last_op) {
+        std::cerr << line << "\n";
+    }
+    last_op = p.op;
+}
+
+}  // namespace
+
+void add_eval(CLI::App& app, Action& action) {
+    auto* cmd = app.add_subcommand("eval", "Evaluate a submission: correctness, speed, T_HW, score");
+    auto o = std::make_shared<EvalOptions>();
+    o->tasks_dir = default_tasks_dir();
+    auto format = std::make_shared<std::string>("table");
+    auto out_file = std::make_shared<std::string>();
+    auto markdown_file = std::make_shared<std::string>();
+    auto hidden_seed = std::make_shared<std::uint64_t>(0);
+    cmd->add_option("--submission", o->submission_dir, "Directory with one <op>.cpp per operator")->required();
+    cmd->add_option("--tasks", o->tasks_dir, "Tasks directory (levelN/<op>/proto.yaml, cases.yaml)")->capture_default_str();
+    cmd->add_option("--op", o->ops, "Only these operators (repeatable)");
+    cmd->add_option("--case", o->case_ids, "Only these case ids (repeatable)");
+    cmd->add_option("--split", o->split, "public (the shipped cases) or hidden (generated from --hidden-seed)")->capture_default_str();
+    auto* seed_opt = cmd->add_option("--hidden-seed", *hidden_seed, "Secret seed of the hidden split");
+    cmd->add_option("--hidden-count", o->hidden_count, "Hidden cases per operator")->capture_default_str();
+    cmd->add_option("--profile", o->profile, "Case profile: cpu or accel")->capture_default_str();
+    cmd->add_option("--target", o->target, "Target: cpu")->capture_default_str();
+    cmd->add_option("--eval-seed", o->eval_seed, "Seed added to every case seed (methodology 2)")->capture_default_str();
+    cmd->add_option("--warmup", o->plan.warmup, "Warmup calls per case")->capture_default_str()->check(CLI::NonNegativeNumber);
+    cmd->add_option("--repeat", o->plan.min_repeat, "Minimum timed calls per case (more for short calls)")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--max-repeat", o->plan.max_repeat, "Maximum timed calls per case")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--time-target", o->plan.target_s, "Seconds of timed calls to aim for per case")->capture_default_str();
+    cmd->add_option("--threads", o->threads, "Threads for candidate and baseline (0: all allowed cores)")->capture_default_str();
+    cmd->add_flag("--no-perf", o->no_perf, "Check correctness only; no timing, no performance score");
+    cmd->add_flag("--two-trial", o->two_trial, "Also run trial 2 (seed + 1, inputs + 0.01) on passing cases");
+    cmd->add_option("--timeout", o->op_timeout_s, "Time budget per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--build-timeout", o->build_timeout_s, "Build time limit per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--hardware", o->hardware, "Hardware model file or name (default: calibrate this machine once and cache)");
+    cmd->add_option("--work-dir", o->work_dir, "Keep build outputs and worker logs here");
+    cmd->add_option("--format", *format, "Output on stdout: table, json or markdown")->capture_default_str();
+    cmd->add_option("--out", *out_file, "Also write the JSON results to this file");
+    cmd->add_option("--markdown", *markdown_file, "Also write a Markdown summary to this file");
+    cmd->callback([&action, o, format, out_file, markdown_file, hidden_seed, seed_opt] {
+        action = [o, format, out_file, markdown_file, hidden_seed, seed_opt] {
+            if (seed_opt->count() > 0) o->hidden_seed = *hidden_seed;
+            const auto reporter = make_reporter(*format);  // reject a bad format before the run
+            const RunResult run = evaluate(*o, print_progress);
+            if (!out_file->empty()) {
+                std::ofstream f(*out_file);
+                if (!f) throw Error("cannot write " + *out_file);
+                make_reporter("json")->write(run, f);
+            }
+            if (!markdown_file->empty()) {
+                std::ofstream f(*markdown_file);
+                if (!f) throw Error("cannot write " + *markdown_file);
+                make_reporter("markdown")->write(run, f);
+            }
+            reporter->write(run, std::cout);
+            for (const auto& op : run.operators)
+                for (const auto& c : op.cases)
+                    if (!c.passed()) return static_cast<int>(ExitCode::failures);
+            return 0;
+        };
+    });
+}
+
+}  // namespace hb::cli

@@ -1,0 +1,40 @@
+// hapbench: evaluate compute kernels against a vendor baseline and the hardware limit.
+// Exit codes: 0 success (eval: every evaluated case passed), 1 eval finished with failing
+// cases, 2 bad input (flags, files, unknown names), 3 internal error. See docs/results.md.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+    // A worker that dies mid-conversation must become a case status, not kill the harness.
+    std::signal(SIGPIPE, SIG_IGN);
+    CLI::App app{"hapbench: score compute kernels against the vendor baseline and the hardware limit (T_HW)"};
+    app.set_version_flag("--version", std::string("hapbench ") + HAPBENCH_VERSION);
+    app.require_subcommand(1);
+    hb::cli::Action action;
+    hb::cli::add_list(app, action);
+    hb::cli::add_info(app, action);
+    hb::cli::add_eval(app, action);
+    hb::cli::add_hap(app, action);
+    hb::cli::add_calibrate(app, action);
+    hb::cli::add_gen_cases(app, action);
+    hb::cli::add_check_cases(app, action);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : static_cast<int>(hb::ExitCode::bad_input);
+    }
+    try {
+        return action ? action() : 0;
+    } catch (const hb::Error& e) {
+        std::cerr << "hapbench: error: " << e.what() << "\n";
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        std::cerr << "hapbench: internal error: " << e.what() << "\n";
+        return static_cast<int>(hb::ExitCode::internal);
+    }
+}

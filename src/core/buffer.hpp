@@ -1,0 +1,31 @@
+// Page-aligned memory from mmap, optionally followed by an inaccessible guard page.
+#pragma once
+
+#include <cstddef>
+
+namespace hb {
+
+class Buffer {
+  public:
+    Buffer() = default;
+    explicit Buffer(std::size_t bytes, bool guard_page = false);
+    ~Buffer();
+    Buffer(Buffer&& other) noexcept;
+    Buffer& operator=(Buffer&& other) noexcept;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+    void* data() const { return data_; }
+    std::size_t bytes() const { return bytes_; }
+    // Makes the buffer read-only or read-write again (page protection).
+    void protect_read_only(bool read_only);
+
+  private:
+    void release();
+    void* mapping_ = nullptr;
+    std::size_t mapped_bytes_ = 0;
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+}  // namespace hb

@@ -1,0 +1,64 @@
+#include "core/rng.hpp"
+
+#include <string>
+
+#include "core/sha256.hpp"
+
+namespace hb {
+
+std::uint32_t case_seed(std::int64_t case_id, std::uint64_t eval_seed) {
+    auto digest = sha256(std::to_string(case_id));
+    std::uint64_t prefix = 0;
+    for (int i = 0; i < 8; ++i) prefix = (prefix << 8) | digest[i];
+    const std::uint64_t mod = 1ull << 31;
+    return static_cast<std::uint32_t>(((eval_seed % mod) + (prefix % mod)) % mod);
+}
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+Rng::Rng(std::uint64_t seed) {
+    std::uint64_t state = seed;
+    for (auto& word : s_) word = splitmix64(state);
+}
+
+std::uint64_t Rng::next_u64() {
+    auto rotl = [](std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+}
+
+double Rng::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+double Rng::uniform(double lo, double hi) { return lo + (hi - lo) * uniform01(); }
+
+std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
+    if (hi <= lo) return lo;
+    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
+    if (span == 0) return static_cast<std::int64_t>(next_u64());  // the full 64-bit range
+    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % span;
+    std::uint64_t r;
+    do {
+        r = next_u64();
+    } while (r >= limit);
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + r % span);
+}
+
+std::uint64_t tensor_stream_seed(std::uint32_t case_seed, int tensor_index, int variant) {
+    std::uint64_t state = (std::uint64_t(case_seed) << 24) ^ (std::uint64_t(tensor_index) << 8) ^
+                          (std::uint64_t(variant) << 48);
+    return splitmix64(state);
+}
+
+}  // namespace hb

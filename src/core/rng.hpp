@@ -1,0 +1,35 @@
+// The documented PRNG (xoshiro256** seeded through splitmix64) and the case seed rule of
+// methodology section 2.
+#pragma once
+
+#include <cstdint>
+
+namespace hb {
+
+// case seed = (eval_seed + (first 8 bytes of SHA-256 of the decimal case id, big endian)
+// mod 2^31) mod 2^31.
+std::uint32_t case_seed(std::int64_t case_id, std::uint64_t eval_seed = 0);
+
+std::uint64_t splitmix64(std::uint64_t& state);
+
+// xoshiro256** 1.0 (Blackman and Vigna), state filled from splitmix64(seed).
+class Rng {
+  public:
+    explicit Rng(std::uint64_t seed);
+    std::uint64_t next_u64();
+    // Uniform in [0, 1) with 53 random bits.
+    double uniform01();
+    // Uniform in [lo, hi] as lo + (hi - lo) * u, u in [0,1).
+    double uniform(double lo, double hi);
+    // Uniform integer in [lo, hi] inclusive (unbiased by rejection).
+    std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
+
+  private:
+    std::uint64_t s_[4];
+};
+
+// Stream seed for one tensor of one case: mixes the case seed, the tensor's position
+// among the inputs (list members counted in order) and the call variant.
+std::uint64_t tensor_stream_seed(std::uint32_t case_seed, int tensor_index, int variant);
+
+}  // namespace hb

@@ -1,0 +1,41 @@
+#include "core/status.hpp"
+
+namespace hb {
+
+std::string status_name(CaseStatus s) {
+    switch (s) {
+        case CaseStatus::pass: return "PASS";
+        case CaseStatus::precision_fail: return "PRECISION_FAIL";
+        case CaseStatus::cached_or_stale_output: return "CACHED_OR_STALE_OUTPUT";
+        case CaseStatus::impossible_time: return "IMPOSSIBLE_TIME";
+        case CaseStatus::compile_error: return "COMPILE_ERROR";
+        case CaseStatus::missing: return "MISSING";
+        case CaseStatus::kernel_error: return "KERNEL_ERROR";
+        case CaseStatus::crash: return "CRASH";
+        case CaseStatus::timeout: return "TIMEOUT";
+        case CaseStatus::out_of_bounds: return "OUT_OF_BOUNDS";
+        case CaseStatus::input_mutation: return "INPUT_MUTATION";
+        case CaseStatus::output_unwritten: return "OUTPUT_UNWRITTEN";
+        case CaseStatus::not_run: return "NOT_RUN";
+    }
+    return "UNKNOWN";
+}
+
+bool is_structural_failure(CaseStatus s) {
+    switch (s) {
+        case CaseStatus::compile_error:
+        case CaseStatus::missing:
+        case CaseStatus::kernel_error:
+        case CaseStatus::crash:
+        case CaseStatus::timeout:
+        case CaseStatus::out_of_bounds:
+        case CaseStatus::input_mutation:
+        case CaseStatus::output_unwritten:
+        case CaseStatus::not_run: return true;
+        default: return false;
+    }
+}
+
+bool is_correct(CaseStatus s) { return s == CaseStatus::pass || s == CaseStatus::impossible_time; }
+
+}  // namespace hb

@@ -1,0 +1,30 @@
+// The status of one case (docs/results.md documents each value).
+#pragma once
+
+#include <string>
+
+namespace hb {
+
+enum class CaseStatus {
+    pass,                    // outputs pass the precision gate (and timing, when measured)
+    precision_fail,          // outputs differ from the golden beyond the thresholds
+    cached_or_stale_output,  // a verified timed call's outputs do not match its inputs
+    impossible_time,         // correct, but measured faster than the hardware limit: audit
+    compile_error,           // the operator file did not build, or lacks hapbench_kernel
+    missing,                 // the submission has no file for this operator
+    kernel_error,            // the kernel returned a non-zero code
+    crash,                   // the worker died (signal, abort, exit)
+    timeout,                 // the operator's time budget ran out
+    out_of_bounds,           // a write into the guard page after an output or the workspace
+    input_mutation,          // a write into an input (inputs are read-only during calls)
+    output_unwritten,        // output elements were never written
+    not_run,                 // not evaluated (operator not implemented by hapbench, --no-run)
+};
+
+std::string status_name(CaseStatus s);  // "PASS", "PRECISION_FAIL", ...
+// Structural failures cost the case its compile credit (methodology 6).
+bool is_structural_failure(CaseStatus s);
+// Whether the outputs passed correctness (PASS and IMPOSSIBLE_TIME).
+bool is_correct(CaseStatus s);
+
+}  // namespace hb

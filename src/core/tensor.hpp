@@ -1,0 +1,62 @@
+// Tensors and arguments as the harness and the worker hold them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "core/dtype.hpp"
+#include "core/shape.hpp"
+
+namespace hb {
+
+struct TensorSpec {
+    DType dtype = DType::f32;
+    Shape shape;
+    std::int64_t numel() const { return hb::numel(shape); }
+    std::size_t bytes() const { return static_cast<std::size_t>(numel()) * dtype_size(dtype); }
+};
+
+struct Tensor {
+    TensorSpec spec;
+    Buffer buffer;
+
+    Tensor() = default;
+    explicit Tensor(TensorSpec s, bool guard_page = false)
+        : spec(std::move(s)), buffer(spec.bytes(), guard_page) {}
+    void* data() const { return buffer.data(); }
+    std::int64_t numel() const { return spec.numel(); }
+    std::size_t bytes() const { return spec.bytes(); }
+    double get(std::size_t i) const { return load_element(data(), i, spec.dtype); }
+    void set(std::size_t i, double v) { store_element(data(), i, spec.dtype, v); }
+};
+
+// An input or output argument: one tensor, or a list of them (Tensor[]); an optional
+// argument that is absent has present == false and no tensors.
+struct ArgSpec {
+    std::string name;
+    bool is_list = false;
+    bool present = true;
+    std::vector<TensorSpec> tensors;
+};
+
+struct Arg {
+    std::string name;
+    bool is_list = false;
+    bool present = true;
+    std::vector<Tensor> tensors;
+};
+
+// fp64 values of an argument, for goldens and comparison.
+struct ArgValues {
+    std::string name;
+    bool present = true;
+    std::vector<TensorSpec> specs;
+    std::vector<std::vector<double>> values;
+};
+
+std::vector<double> to_f64(const Tensor& t);
+// Rounds every value to the spec's dtype (the "truncated golden").
+void round_values_to_dtype(std::vector<double>& values, DType t);
+
+}  // namespace hb

@@ -1,0 +1,34 @@
+// What calibration needs to know about the CPU it runs on: its model string, the CPUs this
+// process may use, cache sizes, and which SIMD instruction sets exist.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hb {
+
+struct CpuInfo {
+    std::string model_name;         // /proc/cpuinfo "model name"
+    std::string host;               // gethostname
+    std::vector<int> allowed_cpus;  // sched_getaffinity of this process
+    std::size_t l2_bytes_per_core = 0;
+    std::size_t llc_bytes = 0;      // last-level cache, shared
+    int llc_level = 0;
+    std::string cache_sizes_from;   // "sysfs" or "sysconf"
+    bool avx2_fma = false;
+    bool avx512f = false;
+    bool avx512_bf16 = false;
+    bool avx512_fp16 = false;
+    bool amx_tile = false;
+    std::size_t available_memory_bytes = 0;
+};
+
+CpuInfo probe_cpu();
+
+// Pins the calling thread to one CPU; returns false when the kernel refuses.
+bool pin_current_thread(int cpu);
+// Restores the calling thread's affinity to `cpus`.
+void set_current_thread_cpus(const std::vector<int>& cpus);
+
+}  // namespace hb

@@ -1,0 +1,44 @@
+// T_HW = min over implementation choices d of max over execution units k of
+// work_k(d) / peak_k (methodology section 5), for any hardware model.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hap/hardware_model.hpp"
+#include "ops/work_model.hpp"
+
+namespace hb {
+
+// One way an implementation can map a case onto the machine. Today: how many cores it
+// spreads over. Tile shapes and buffer allocations of accelerator models would be further
+// fields, enumerated by the same function.
+struct ImplementationChoice {
+    int cores_used = 1;
+    std::string describe() const;
+};
+
+struct HapResult {
+    double t_hw_us = 0;                    // after the floor
+    double unfloored_us = 0;               // before the floor
+    bool floored = false;                  // the floor set t_hw_us
+    std::map<std::string, double> unit_us; // each serving unit's own work / peak, winning choice
+    std::string bottleneck_unit;
+    std::string bottleneck_group;          // the label reported per case (Memory, Vector, ...)
+    ImplementationChoice choice;           // the choice that attained the minimum
+};
+
+// The choices the solver minimises over for this case on this model.
+std::vector<ImplementationChoice> implementation_choices(const WorkModel& work,
+                                                         const HardwareModel& model);
+
+// Time on every unit (and the bottleneck) for one fixed choice, floor not applied.
+HapResult solve_for_choice(const WorkModel& work, const HardwareModel& model,
+                           const ImplementationChoice& choice);
+
+// Throws hb::Error when the model cannot serve some of the work (a vector op class or a
+// dtype that no unit has a rate for), naming the model, the work and the fix.
+HapResult solve(const WorkModel& work, const HardwareModel& model);
+
+}  // namespace hb

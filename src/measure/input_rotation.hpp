@@ -1,0 +1,19 @@
+// Rotated input copies for timed calls (methodology section 4): each timed call reads its
+// inputs at an address it has not seen and with content that differs from every other call.
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.hpp"
+
+namespace hb {
+
+// Copy for timed call `variant` (>= 1): the base values circularly shifted by an offset
+// derived from the variant (out[i] = base[(i + shift) mod n]). The content differs from
+// every other call while the value distribution stays; every tensor of the same length
+// gets the same shift, so elementwise pairings between inputs (x with its mask) survive.
+// Variant 0 is the base itself. The harness rebuilds the same copy to verify an output.
+void fill_variant(const Arg& base, int variant, Arg& dst);
+std::int64_t variant_shift(std::int64_t n, int variant);
+
+}  // namespace hb

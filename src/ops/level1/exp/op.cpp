@@ -1,0 +1,53 @@
+// exp(x, base=-1, scale=1, shift=0): base <= 0: y = e^(scale*x + shift);
+// base > 0: y = e^((scale*x + shift) * ln(base)).
+#include <cmath>
+
+#include "ops/elementwise.hpp"
+#include "ops/register.hpp"
+
+namespace hb {
+
+class ExpOp final : public OperatorWithCompute<ExpOp> {
+  public:
+    std::string name() const override { return "exp"; }
+    int level() const override { return 1; }
+    std::string baseline_description() const override {
+        return "oneDNN eltwise_linear (scale, shift folded with ln(base)) with an eltwise_exp post-op";
+    }
+    std::vector<ArgSpec> infer_outputs(const Problem& p) const override { return same_shape_output(p, "y"); }
+
+    template <typename T>
+    void compute(const Problem& p, const ValueArgs<T>& in, ValueArgs<T>& out) const {
+        const T base = static_cast<T>(p.attr_float("base"));
+        const T scale = static_cast<T>(p.attr_float("scale"));
+        const T shift = static_cast<T>(p.attr_float("shift"));
+        const T log_base = base > T(0) ? std::log(base) : T(1);
+        const auto& x = in[0].one().v;
+        auto& y = out[0].one().v;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            T arg = scale * x[i] + shift;
+            y[i] = std::exp(base > T(0) ? arg * log_base : arg);
+        }
+    }
+
+    WorkModel work(const Problem& p) const override {
+        return elementwise_work(p, {{OpClass::fma, 1}, {OpClass::exp, 1}});
+    }
+
+    void sample_case(CaseSampler& sampler, CaseSpec& out) const override {
+        sample_single_tensor(sampler, out);
+        const double base = sampler.pick(std::vector<double>{-1.0, -1.0, 2.0, 10.0, 0.5});
+        const double scale = sampler.pick(std::vector<double>{1.0, 0.5, 1.5, 2.0, -1.0});
+        const double shift = sampler.pick(std::vector<double>{0.0, 0.0, 1.0, -0.5});
+        out.attrs = {{"base", AttrValue::of_float(base)}, {"scale", AttrValue::of_float(scale)},
+                     {"shift", AttrValue::of_float(shift)}};
+    }
+
+    ValueRange boundary_range(DType dtype) const override {
+        return dtype == DType::f16 ? ValueRange{-11, 11} : ValueRange{-88, 88};
+    }
+};
+
+HB_REGISTER_OPERATOR(ExpOp)
+
+}  // namespace hb

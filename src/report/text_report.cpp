@@ -1,0 +1,125 @@
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "report/reporter.hpp"
+
+namespace hb {
+
+std::unique_ptr<Reporter> make_json_reporter();
+
+namespace {
+
+std::string us(double v) {
+    if (!(v > 0) || !std::isfinite(v)) return "-";
+    if (v >= 1e5) return fmt::format("{:.0f}", v);
+    if (v >= 100) return fmt::format("{:.1f}", v);
+    return fmt::format("{:.2f}", v);
+}
+
+std::map<std::string, int> status_counts(const OperatorResult& op) {
+    std::map<std::string, int> counts;
+    for (const auto& c : op.cases)
+        if (!c.passed()) ++counts[status_name(c.status)];
+    return counts;
+}
+
+std::string failures_summary(const OperatorResult& op) {
+    std::string s;
+    for (const auto& [name, n] : status_counts(op)) s += (s.empty() ? "" : ", ") + fmt::format("{} {}", n, name);
+    if (op.state == "not_implemented") return "not implemented by hapbench";
+    return s;
+}
+
+double mean_score(const OperatorResult& op) {
+    double sum = 0;
+    int n = 0;
+    for (const auto& c : op.cases)
+        if (c.passed()) {
+            sum += c.score_i;
+            ++n;
+        }
+    return n ? sum / n : 0;
+}
+
+// Console table: one line per operator, then the cases that did not pass.
+class TableReporter final : public Reporter {
+  public:
+    void write(const RunResult& run, std::ostream& out) const override {
+        out << fmt::format("hapbench {}  target {}  split {}  profile {}  threads {}\n", run.hapbench_version, run.target,
+                           run.split, run.profile, run.threads);
+        out << fmt::format("hardware model: {} ({})\n\n", run.hardware.value("name", "?"), run.hardware.value("origin", "?"));
+        out << fmt::format("{:<24} {:>3} {:>7} {:>10} {:>9} {:>9}  {}\n", "operator", "lvl", "pass", "mean s_i",
+                           "speedup", "op score", "failures");
+        for (const auto& op : run.operators) {
+            const auto& s = op.score;
+            out << fmt::format("{:<24} {:>3} {:>7} {:>10} {:>9} {:>9.2f}  {}\n", op.op, op.level,
+                               fmt::format("{}/{}", s.passed, s.cases), fmt::format("{:.3f}", mean_score(op)),
+                               op.geomean_speedup > 0 ? fmt::format("{:.2f}x", op.geomean_speedup) : "-", s.op_score,
+                               failures_summary(op));
+        }
+        out << "\n";
+        for (const auto& [level, score] : run.level_scores) out << fmt::format("level {} score: {:.2f}\n", level, score);
+        out << fmt::format("total score: {:.2f}\n", run.total_score);
+        bool header = false;
+        for (const auto& op : run.operators)
+            for (const auto& c : op.cases) {
+                if (c.passed() && c.audit.empty()) continue;
+                if (!header) {
+                    out << "\ncases that need attention:\n";
+                    header = true;
+                }
+                out << fmt::format("  {} case {}: {} - {}\n", c.op, c.case_id, status_name(c.status),
+                                   !c.message.empty() ? c.message : (c.audit.empty() ? "" : c.audit.front()));
+            }
+        out << fmt::format("\nwall time {:.1f} s (build {:.1f}, inputs {:.1f}, golden {:.1f}, candidate {:.1f}, baseline {:.1f}, verify {:.1f})\n",
+                           run.phases.total_s, run.phases.build_s, run.phases.inputs_s, run.phases.golden_s,
+                           run.phases.candidate_s, run.phases.baseline_s, run.phases.verify_s);
+    }
+};
+
+// Markdown summary: the operator table and a per-case table for each operator.
+class MarkdownReporter final : public Reporter {
+  public:
+    void write(const RunResult& run, std::ostream& out) const override {
+        out << "# hapbench results\n\n";
+        out << fmt::format("- hapbench {}, target `{}`, split `{}`, profile `{}`, {} threads\n", run.hapbench_version,
+                           run.target, run.split, run.profile, run.threads);
+        out << fmt::format("- hardware model `{}` ({})\n", run.hardware.value("name", "?"), run.hardware.value("origin", "?"));
+        out << fmt::format("- compiler: `{}`\n", run.compiler.value("command", ""));
+        out << fmt::format("- suite hash `{}`\n\n", run.suite_hash.substr(0, 16));
+        out << "| operator | level | pass | mean score_i | geomean speedup | op score | failures |\n";
+        out << "|---|---:|---:|---:|---:|---:|---|\n";
+        for (const auto& op : run.operators)
+            out << fmt::format("| {} | {} | {}/{} | {:.3f} | {} | {:.2f} | {} |\n", op.op, op.level, op.score.passed,
+                               op.score.cases, mean_score(op),
+                               op.geomean_speedup > 0 ? fmt::format("{:.2f}x", op.geomean_speedup) : "-",
+                               op.score.op_score, failures_summary(op));
+        out << "\n";
+        for (const auto& [level, score] : run.level_scores) out << fmt::format("**Level {}: {:.2f}**  \n", level, score);
+        out << fmt::format("**Total: {:.2f}**\n", run.total_score);
+        for (const auto& op : run.operators) {
+            if (op.cases.empty()) continue;
+            out << fmt::format("\n## {}\n\n", op.op);
+            out << "| case | status | signature | T_cand us | T_base us | T_HW us | bottleneck | score_i |\n";
+            out << "|---:|---|---|---:|---:|---:|---|---:|\n";
+            for (const auto& c : op.cases)
+                out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.3f} |\n", c.case_id, status_name(c.status),
+                                   c.signature, us(c.t_cand_us), us(c.t_base_us), us(c.t_hw_us), c.bottleneck, c.score_i);
+        }
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_reporter(const std::string& format) {
+    if (format == "table") return std::make_unique<TableReporter>();
+    if (format == "json") return make_json_reporter();
+    if (format == "markdown") return std::make_unique<MarkdownReporter>();
+    throw Error("unknown format '" + format + "' (known: table, json, markdown)");
+}
+
+}  // namespace hb

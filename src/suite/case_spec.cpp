@@ -1,0 +1,28 @@
+#include "suite/case_spec.hpp"
+
+#include "suite/attr.hpp"
+
+namespace hb {
+
+bool ValueRange::operator==(const ValueRange& o) const {
+    auto same = [](double a, double b) { return a == b || (a != a && b != b); };
+    return same(lo, o.lo) && same(hi, o.hi);
+}
+
+std::string ValueRange::to_string() const {
+    return "[" + AttrValue::of_float(lo).to_string() + ", " + AttrValue::of_float(hi).to_string() + "]";
+}
+
+std::int64_t CaseSpec::total_input_elements() const {
+    std::int64_t total = 0;
+    for (const auto& in : inputs)
+        if (in.present)
+            for (const auto& s : in.shapes) total += numel(s);
+    return total;
+}
+
+std::string CaseSpec::where() const {
+    return file + ":" + std::to_string(line) + " (" + op + " case " + std::to_string(case_id) + ")";
+}
+
+}  // namespace hb

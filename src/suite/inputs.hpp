@@ -1,0 +1,33 @@
+// Input generation by methodology section 2, and the rotated copies of timed calls.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "suite/case_spec.hpp"
+
+namespace hb {
+
+struct Problem;
+class Operator;
+
+// Fills one tensor from its value range with the documented PRNG:
+//  floats: uniform in [min, max] drawn in fp64, clamped to the dtype's finite range, rounded
+//    to nearest even; a range with an infinite end: uniform [-1, 1], then the first
+//    max(1, n/20) elements are -inf (when min is -inf) and the last n/20 are +inf (when max
+//    is +inf); a NaN range: uniform [-1, 1], each element NaN with probability 0.5;
+//    [c, c]: constant c. Default range [0, 1].
+//  integers: uniform in [ceil(min), floor(max)] inclusive, clamped to the dtype; default
+//    [0, 100]; bool: 0 or 1.
+void fill_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_t stream_seed);
+
+// Every input of a case, generated from case_seed(case_id, eval_seed); tensors are
+// numbered in proto order, list members in order. The operator's fix_inputs hook runs last.
+std::vector<Arg> generate_inputs(const Problem& problem, const Operator& op, std::uint64_t eval_seed,
+                                 bool guard_pages = false);
+
+// Allocates tensors shaped like `specs` (optionally with guard pages).
+std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pages);
+
+}  // namespace hb

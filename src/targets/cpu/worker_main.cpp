@@ -1,0 +1,357 @@
+// hapbench-worker: the process a kernel runs in, one per operator and role (candidate or
+// baseline). It holds only the case's inputs and outputs: goldens and expected outputs never
+// exist in its address space. See protocol.hpp for the conversation with the harness.
+//
+// usage: hapbench-worker KERNEL.so OP_NAME THREADS
+#include <dlfcn.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/kernel_call.hpp"
+#include "measure/cache_flush.hpp"
+#include "measure/input_rotation.hpp"
+#include "targets/cpu/protocol.hpp"
+
+namespace {
+
+using hb::Arg;
+using hb::Tensor;
+using nlohmann::json;
+namespace protocol = hb::protocol;
+
+// ---- fault attribution -------------------------------------------------------------
+// A fault inside a guard page after an output or the workspace is an out-of-bounds write; a
+// fault inside an input while inputs are read-only is an input mutation. The handler only
+// formats into a static buffer and calls write(2).
+
+struct WatchedRange {
+    const char* begin;
+    const char* end;
+    char what[96];
+    char kind[24];
+};
+constexpr int max_watched = 256;
+WatchedRange watched[max_watched];
+volatile int watched_count = 0;
+
+void watch(const void* begin, std::size_t bytes, const char* kind, const std::string& what) {
+    if (watched_count >= max_watched) return;
+    auto& w = watched[watched_count];
+    w.begin = static_cast<const char*>(begin);
+    w.end = w.begin + bytes;
+    std::snprintf(w.what, sizeof w.what, "%s", what.c_str());
+    std::snprintf(w.kind, sizeof w.kind, "%s", kind);
+    watched_count = watched_count + 1;
+}
+
+void append(char*& p, const char* end, const char* s) {
+    while (*s && p < end) *p++ = *s++;
+}
+
+void fault_handler(int sig, siginfo_t* info, void*) {
+    const char* address = static_cast<const char*>(info->si_addr);
+    const char* kind = "crash";
+    const char* what = "";
+    for (int i = 0; i < watched_count; ++i) {
+        if (address >= watched[i].begin && address < watched[i].end) {
+            kind = watched[i].kind;
+            what = watched[i].what;
+            break;
+        }
+    }
+    char message[512];
+    char* p = message;
+    const char* end = message + sizeof message - 2;
+    append(p, end, "{\"event\":\"fault\",\"kind\":\"");
+    append(p, end, kind);
+    append(p, end, "\",\"what\":\"");
+    append(p, end, what);
+    append(p, end, "\",\"signal\":\"");
+    append(p, end, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+    append(p, end, "\"}\n");
+    ssize_t ignored = ::write(protocol::event_fd, message, static_cast<std::size_t>(p - message));
+    (void)ignored;
+    _exit(128 + sig);
+}
+
+void install_fault_handlers() {
+    static std::vector<char> alt_stack(1 << 16);
+    stack_t ss{};
+    ss.ss_sp = alt_stack.data();
+    ss.ss_size = alt_stack.size();
+    sigaltstack(&ss, nullptr);
+    struct sigaction sa {};
+    sa.sa_sigaction = fault_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+}
+
+// ---- helpers -------------------------------------------------------------------------
+
+double now_ns() {
+    return static_cast<double>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+std::vector<Arg> allocate(const std::vector<protocol::ArgLayout>& layout, bool guard) {
+    std::vector<Arg> args;
+    for (const auto& a : layout) {
+        Arg arg;
+        arg.name = a.name;
+        arg.is_list = a.is_list;
+        arg.present = a.present;
+        for (const auto& t : a.tensors) arg.tensors.emplace_back(t.spec, guard);
+        args.push_back(std::move(arg));
+    }
+    return args;
+}
+
+void copy_between(std::vector<Arg>& args, const std::vector<protocol::ArgLayout>& layout, char* shm, bool to_shm) {
+    for (std::size_t a = 0; a < args.size(); ++a)
+        for (std::size_t k = 0; k < args[a].tensors.size(); ++k) {
+            auto& t = args[a].tensors[k];
+            char* slot = shm + layout[a].tensors[k].offset;
+            if (to_shm) std::memcpy(slot, t.data(), t.bytes());
+            else std::memcpy(t.data(), slot, t.bytes());
+        }
+}
+
+void for_each_tensor(std::vector<Arg>& args, auto&& fn) {
+    for (auto& a : args)
+        for (auto& t : a.tensors) fn(t);
+}
+
+void set_read_only(std::vector<Arg>& args, bool read_only) {
+    for_each_tensor(args, [&](Tensor& t) { t.buffer.protect_read_only(read_only); });
+}
+
+void flush_all(std::vector<Arg>& inputs, std::vector<Arg>& outputs, const hb::Buffer& workspace) {
+    for_each_tensor(inputs, [](Tensor& t) { hb::flush_range(t.data(), t.bytes()); });
+    for_each_tensor(outputs, [](Tensor& t) { hb::flush_range(t.data(), t.bytes()); });
+    hb::flush_range(workspace.data(), workspace.bytes());
+    hb::flush_fence();
+}
+
+void poison(std::vector<Arg>& outputs, unsigned char pattern) {
+    for_each_tensor(outputs, [&](Tensor& t) { std::memset(t.data(), pattern, t.bytes()); });
+}
+
+void watch_args(std::vector<Arg>& args, const char* kind, const char* role, bool guard_page_only) {
+    const long page = sysconf(_SC_PAGESIZE);
+    for (auto& a : args)
+        for (std::size_t k = 0; k < a.tensors.size(); ++k) {
+            const std::string what = std::string(role) + " " + a.name + (a.is_list ? "[" + std::to_string(k) + "]" : "");
+            auto* data = static_cast<char*>(a.tensors[k].data());
+            if (guard_page_only) watch(data + a.tensors[k].bytes(), static_cast<std::size_t>(page), kind, what);
+            else watch(data, a.tensors[k].bytes(), kind, what);
+        }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 4) {
+        std::fprintf(stderr, "usage: hapbench-worker KERNEL.so OP_NAME THREADS\n");
+        return 2;
+    }
+    const std::string library = argv[1];
+    const std::string op_name = argv[2];
+    const int threads = std::max(1, std::atoi(argv[3]));
+    install_fault_handlers();
+
+    // The kernel object is loaded here; its static constructors run now.
+    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        protocol::write_message(protocol::event_fd, {{"event", "load_error"}, {"message", std::string(dlerror())}});
+        return 3;
+    }
+    auto kernel = reinterpret_cast<hb_kernel_fn>(dlsym(handle, "hapbench_kernel"));
+    auto workspace_query = reinterpret_cast<hb_workspace_fn>(dlsym(handle, "hapbench_workspace_bytes"));
+    if (!kernel) {
+        protocol::write_message(protocol::event_fd,
+                                {{"event", "load_error"}, {"message", library + " does not define hapbench_kernel"}});
+        return 3;
+    }
+    protocol::write_message(protocol::event_fd, {{"event", "ready"}});
+
+    protocol::LineReader commands(protocol::command_fd);
+    while (auto line = commands.read_line()) {
+        const json command = json::parse(*line);
+        const std::string cmd = command.at("cmd");
+        if (cmd == "exit") break;
+        if (cmd != "case") continue;
+
+        const auto layout = protocol::layout_from_json(command.at("layout"));
+        const auto attrs = protocol::attrs_from_json(command.at("attrs"));
+        char* shm = static_cast<char*>(mmap(nullptr, layout.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                            protocol::shared_memory_fd, 0));
+        if (shm == MAP_FAILED) {
+            protocol::write_message(protocol::event_fd, {{"event", "worker_error"}, {"message", "cannot map shared memory"}});
+            return 4;
+        }
+        watched_count = 0;
+        std::vector<Arg> inputs = allocate(layout.inputs, true);
+        std::vector<Arg> outputs = allocate(layout.outputs, true);
+        copy_between(inputs, layout.inputs, shm, false);
+        watch_args(outputs, "out_of_bounds", "output", true);
+        watch_args(inputs, "input_mutation", "input", false);
+
+        hb::KernelCall call(op_name, inputs, outputs, attrs, threads);
+        std::uint64_t workspace_bytes = workspace_query ? workspace_query(&call.shape_only_call()) : 0;
+        hb::Buffer workspace(workspace_bytes, true);
+        if (workspace_bytes) watch(static_cast<char*>(workspace.data()) + workspace_bytes, static_cast<std::size_t>(sysconf(_SC_PAGESIZE)), "out_of_bounds", "workspace");
+        call.set_workspace(workspace_bytes ? workspace.data() : nullptr, workspace_bytes);
+
+        auto run_once = [&]() {
+            set_read_only(inputs, true);
+            const double t0 = now_ns();
+            const int rc = kernel(&call.call());
+            const double t1 = now_ns();
+            set_read_only(inputs, false);
+            return std::pair<int, double>(rc, t1 - t0);
+        };
+        auto report_error = [&](int rc, const char* phase) {
+            protocol::write_message(protocol::event_fd, {{"event", "kernel_error"}, {"rc", rc}, {"phase", phase},
+                                                         {"message", call.error_message()}});
+        };
+
+        // Two correctness calls with different poison: an element still holding the first
+        // poison after call 1 and the second after call 2 was never written; elements that
+        // differ otherwise mark a nondeterministic kernel.
+        poison(outputs, 0xff);
+        auto [rc1, ns1] = run_once();
+        if (rc1 != 0) {
+            report_error(rc1, "correctness");
+            munmap(shm, layout.total_bytes);
+            continue;
+        }
+        copy_between(outputs, layout.outputs, shm, true);
+        poison(outputs, 0x00);
+        auto [rc2, ns2] = run_once();
+        if (rc2 != 0) {
+            report_error(rc2, "correctness");
+            munmap(shm, layout.total_bytes);
+            continue;
+        }
+        json unwritten = json::array(), differing = json::array();
+        for (std::size_t a = 0; a < outputs.size(); ++a)
+            for (std::size_t k = 0; k < outputs[a].tensors.size(); ++k) {
+                const auto& t = outputs[a].tensors[k];
+                const auto* first = reinterpret_cast<const unsigned char*>(shm + layout.outputs[a].tensors[k].offset);
+                const auto* second = static_cast<const unsigned char*>(t.data());
+                const std::size_t esize = hb::dtype_size(t.spec.dtype);
+                std::int64_t n_unwritten = 0, n_differ = 0, first_unwritten = -1;
+                for (std::int64_t i = 0; i < t.numel(); ++i) {
+                    const auto* x = first + i * static_cast<std::int64_t>(esize);
+                    const auto* y = second + i * static_cast<std::int64_t>(esize);
+                    if (std::memcmp(x, y, esize) == 0) continue;
+                    bool all_ff = true, all_00 = true;
+                    for (std::size_t b = 0; b < esize; ++b) {
+                        all_ff = all_ff && x[b] == 0xff;
+                        all_00 = all_00 && y[b] == 0x00;
+                    }
+                    if (all_ff && all_00) {
+                        if (first_unwritten < 0) first_unwritten = i;
+                        ++n_unwritten;
+                    } else {
+                        ++n_differ;
+                    }
+                }
+                unwritten.push_back({{"output", outputs[a].name}, {"index", k}, {"count", n_unwritten}, {"first", first_unwritten}});
+                differing.push_back({{"output", outputs[a].name}, {"index", k}, {"count", n_differ}});
+            }
+        protocol::write_message(protocol::event_fd, {{"event", "outputs"}, {"unwritten", unwritten},
+                                                     {"nondeterministic", differing}, {"first_call_ns", ns1},
+                                                     {"workspace_bytes", workspace_bytes}});
+
+        auto next = commands.read_line();
+        if (!next) break;
+        const json decision = json::parse(*next);
+        if (decision.at("cmd") != "time") {
+            munmap(shm, layout.total_bytes);
+            continue;
+        }
+        const json timing = command.at("timing");
+        const int warmup = timing.at("warmup");
+        const int min_repeat = timing.at("min_repeat");
+        const int max_repeat = timing.at("max_repeat");
+        const double target_s = timing.at("target_s");
+        const double pool_bytes = timing.at("pool_bytes");
+
+        // Warmup on the base inputs, cold like the timed calls.
+        std::vector<double> warm_ns;
+        bool failed = false;
+        for (int w = 0; w < warmup && !failed; ++w) {
+            flush_all(inputs, outputs, workspace);
+            auto [rc, ns] = run_once();
+            if (rc != 0) {
+                report_error(rc, "warmup");
+                failed = true;
+            }
+            warm_ns.push_back(ns);
+        }
+        if (failed) {
+            munmap(shm, layout.total_bytes);
+            continue;
+        }
+        double estimate_s = ns1 * 1e-9;
+        if (!warm_ns.empty()) {
+            std::sort(warm_ns.begin(), warm_ns.end());
+            estimate_s = warm_ns[warm_ns.size() / 2] * 1e-9;
+        }
+        int repeat = static_cast<int>(std::ceil(target_s / std::max(estimate_s, 1e-9)));
+        repeat = std::clamp(repeat, min_repeat, std::max(min_repeat, max_repeat));
+        std::size_t input_bytes = 0;
+        for_each_tensor(inputs, [&](Tensor& t) { input_bytes += t.bytes(); });
+        const int pool = static_cast<int>(std::clamp<double>(pool_bytes / std::max<double>(1.0, double(input_bytes)), 1.0, double(repeat)));
+        std::vector<std::vector<Arg>> copies;
+        for (int p = 0; p < pool; ++p) copies.push_back(allocate(layout.inputs, true));
+        protocol::write_message(protocol::event_fd, {{"event", "timing_plan"}, {"repeat", repeat}, {"pool", pool}});
+
+        for (int k = 1; k <= repeat && !failed; ++k) {
+            auto& copy = copies[static_cast<std::size_t>((k - 1) % pool)];
+            for (std::size_t a = 0; a < inputs.size(); ++a) hb::fill_variant(inputs[a], k, copy[a]);
+            call.rebind_inputs(copy);
+            watched_count = 0;
+            watch_args(outputs, "out_of_bounds", "output", true);
+            watch_args(copy, "input_mutation", "input", false);
+            poison(outputs, 0xff);
+            for_each_tensor(copy, [](Tensor& t) { t.buffer.protect_read_only(true); });
+            flush_all(copy, outputs, workspace);
+            const double t0 = now_ns();
+            const int rc = kernel(&call.call());
+            const double t1 = now_ns();
+            for_each_tensor(copy, [](Tensor& t) { t.buffer.protect_read_only(false); });
+            if (rc != 0) {
+                report_error(rc, "timed");
+                failed = true;
+                break;
+            }
+            protocol::write_message(protocol::event_fd, {{"event", "timed"}, {"k", k}, {"ns", t1 - t0}});
+            auto reply = commands.read_line();
+            if (!reply) return 0;
+            if (json::parse(*reply).at("cmd") == "keep") {
+                copy_between(outputs, layout.outputs, shm, true);
+                protocol::write_message(protocol::event_fd, {{"event", "kept"}, {"k", k}});
+            }
+        }
+        call.rebind_inputs(inputs);
+        if (!failed) protocol::write_message(protocol::event_fd, {{"event", "timing_done"}});
+        munmap(shm, layout.total_bytes);
+    }
+    return 0;
+}

@@ -1,0 +1,91 @@
+// The interface every target (cpu now; cuda and ascend later) implements: build a
+// submission's operator file, and run cases of it in an isolated process. Core code talks
+// to targets only through this header.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "measure/timing_plan.hpp"
+#include "ops/problem.hpp"
+
+namespace hb {
+
+using Clock = std::chrono::steady_clock;
+
+struct BuildResult {
+    bool ok = false;
+    std::string library_path;
+    std::string command;  // the exact compiler command line
+    std::string log;      // compiler output (tail)
+    double seconds = 0;
+};
+
+enum class RunOutcome { ok, kernel_error, crash, timeout, out_of_bounds, input_mutation, load_error };
+
+struct UnwrittenReport {
+    std::string output;
+    int tensor_index = 0;
+    std::int64_t count = 0;
+    std::int64_t first_index = -1;
+};
+
+struct KeptOutputs {
+    int variant = 0;  // the timed call whose inputs were variant k of the base inputs
+    std::vector<Arg> outputs;
+};
+
+struct CaseRun {
+    RunOutcome outcome = RunOutcome::ok;
+    std::string message;                 // what went wrong, for the report
+    std::vector<Arg> outputs;            // from the first correctness call
+    std::vector<UnwrittenReport> unwritten;
+    std::int64_t nondeterministic_elements = 0;  // elements differing between the two calls
+    std::vector<double> samples_us;      // timed calls, in order
+    std::vector<KeptOutputs> kept;       // outputs of the verified timed calls
+    double first_call_us = 0;
+    std::uint64_t workspace_bytes = 0;
+};
+
+struct RunRequest {
+    bool time = true;
+    TimingPlan plan;
+    // Called once the worker knows how many timed calls it makes; returns which of them
+    // (1-based) have their outputs kept for verification. Decided after the kernel runs.
+    std::function<std::set<int>(int repeat)> choose_verified;
+};
+
+class KernelSession {
+  public:
+    virtual ~KernelSession() = default;
+    virtual CaseRun run_case(const Problem& problem, const std::vector<Arg>& inputs, const RunRequest& request,
+                             Clock::time_point deadline) = 0;
+};
+
+struct SessionOptions {
+    int threads = 1;
+    std::vector<int> cpus;      // cores the worker is pinned to
+    std::string log_path;       // worker stdout/stderr
+};
+
+class Target {
+  public:
+    virtual ~Target() = default;
+    virtual std::string name() const = 0;
+    // Compiler and flags as recorded in results.
+    virtual std::string build_description() const = 0;
+    virtual BuildResult build(const std::string& op, const std::string& source_path, const std::string& out_dir,
+                              double timeout_s) const = 0;
+    virtual std::unique_ptr<KernelSession> open_session(const std::string& op, const std::string& library_path,
+                                                        const SessionOptions& options) const = 0;
+};
+
+// "cpu" (the default); an unknown name is an error listing the known targets.
+std::unique_ptr<Target> make_target(const std::string& name);
+
+}  // namespace hb

@@ -1,0 +1,533 @@
+#include "verify/precision_gate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace hb {
+
+std::string_view compare_mode_name(CompareMode mode) {
+    switch (mode) {
+        case CompareMode::relative: return "relative";
+        case CompareMode::bit_exact: return "bit_exact";
+        case CompareMode::integer: return "integer";
+        case CompareMode::index_gather: return "index_gather";
+        case CompareMode::skipped: return "skipped";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// e = |out - ref| / (|ref| + 1e-7), methodology section 3.
+constexpr double kRelErrFloor = 1e-7;
+
+double relative_error(double out, double ref) {
+    return std::fabs(out - ref) / (std::fabs(ref) + kRelErrFloor);
+}
+
+enum class ElementKind { compared, nan_match, inf_match, nan_mismatch, inf_sign_mismatch };
+
+// One element pair after the special-value rules: NaN positions must match, same-sign
+// infinities match and leave the statistics, opposite-sign infinities fail, and a one-sided
+// infinity becomes sign * (largest finite value) and is compared like any other value.
+struct Element {
+    ElementKind kind = ElementKind::compared;
+    double out = 0;
+    double ref = 0;
+    bool one_sided_inf = false;
+};
+
+Element classify(double out, double ref, double finite_max) {
+    const bool out_nan = std::isnan(out), ref_nan = std::isnan(ref);
+    if (out_nan || ref_nan)
+        return {out_nan && ref_nan ? ElementKind::nan_match : ElementKind::nan_mismatch, out, ref};
+    const bool out_inf = std::isinf(out), ref_inf = std::isinf(ref);
+    if (out_inf && ref_inf)
+        return {std::signbit(out) == std::signbit(ref) ? ElementKind::inf_match
+                                                       : ElementKind::inf_sign_mismatch,
+                out, ref};
+    Element e{ElementKind::compared, out, ref, out_inf || ref_inf};
+    if (out_inf) e.out = std::copysign(finite_max, out);
+    if (ref_inf) e.ref = std::copysign(finite_max, ref);
+    return e;
+}
+
+enum class Region { small_value, cancellation, normal };
+
+// `out` is the output of the side being counted: the cancellation region describes a result
+// that cancelled to near zero, so the same-precision reference is placed by its own output,
+// exactly as if it were a candidate (same y, same rules). A NaN never lands in the small-value
+// or cancellation region because every comparison with it is false.
+Region region_of(double out, double y, const Thresholds& th) {
+    const double abs_y = std::fabs(y);
+    if (abs_y < th.tau_sv) return Region::small_value;
+    if (std::fabs(out) < th.tau_cz() && abs_y < th.tau_cb) return Region::cancellation;
+    return Region::normal;
+}
+
+void add_error(RegionCounts& counts, Region region) {
+    switch (region) {
+        case Region::small_value: ++counts.small_value; break;
+        case Region::cancellation: ++counts.cancellation; break;
+        case Region::normal: ++counts.normal; break;
+    }
+}
+
+// Fallback error counts of one side (candidate or same-precision reference) against y. A
+// special-value failure of that side is always an error, in the region its y falls in.
+RegionCounts fallback_errors(std::span<const double> side, const std::vector<double>& y,
+                             double finite_max, const Thresholds& th) {
+    RegionCounts counts;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        const Element el = classify(side[i], y[i], finite_max);
+        switch (el.kind) {
+            case ElementKind::nan_match:
+            case ElementKind::inf_match: continue;
+            case ElementKind::nan_mismatch:
+            case ElementKind::inf_sign_mismatch: add_error(counts, region_of(el.out, el.ref, th)); continue;
+            case ElementKind::compared: break;
+        }
+        const Region region = region_of(el.out, el.ref, th);
+        const bool error = region == Region::small_value
+                               ? std::fabs(el.out - el.ref) > th.eps_sv
+                               : relative_error(el.out, el.ref) > th.max_rel;
+        if (error) add_error(counts, region);
+    }
+    return counts;
+}
+
+// count_candidate / max(count_same_precision, 1) <= 2, in integers so that exactly 2 passes.
+bool ratio_passes(std::int64_t candidate, std::int64_t same_precision) {
+    return candidate <= 2 * std::max<std::int64_t>(same_precision, 1);
+}
+
+// The normal region may not introduce errors where the same-precision reference has none.
+bool normal_region_passes(std::int64_t candidate, std::int64_t same_precision) {
+    if (candidate == 0) return true;
+    if (same_precision == 0) return false;
+    return candidate <= 2 * same_precision;
+}
+
+std::string region_failures(const OutputVerdict& v) {
+    std::string parts;
+    auto add = [&](bool passed, const char* name, std::int64_t cand, std::int64_t sp) {
+        if (passed) return;
+        if (!parts.empty()) parts += ", ";
+        parts += fmt::format("{} region {} errors vs {} in same-precision reference", name, cand, sp);
+    };
+    add(v.region_passed.small_value, "small-value", v.candidate_errors.small_value,
+        v.same_precision_errors.small_value);
+    add(v.region_passed.cancellation, "cancellation", v.candidate_errors.cancellation,
+        v.same_precision_errors.cancellation);
+    add(v.region_passed.normal, "normal", v.candidate_errors.normal, v.same_precision_errors.normal);
+    return parts;
+}
+
+void join_reason(std::string& reason, const std::string& part) {
+    if (!reason.empty()) reason += "; ";
+    reason += part;
+}
+
+// Integer and bool outputs: exact, or within the operator's +-k.
+void decide_integer(OutputVerdict& v, std::span<const double> candidate, const std::vector<double>& y) {
+    const double k = v.thresholds.abs_tolerance();
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        const double diff = std::fabs(candidate[i] - y[i]);
+        v.max_abs_err = std::max(v.max_abs_err, diff);
+        if (diff > k && v.mismatches++ == 0) {
+            v.first_mismatch_index = static_cast<std::int64_t>(i);
+            v.first_mismatch_got = candidate[i];
+            v.first_mismatch_expected = y[i];
+        }
+    }
+    v.passed = v.mismatches == 0;
+    if (!v.passed)
+        v.reason = fmt::format(
+            "{} of {} elements {} (max abs err {:g}), first at index {} (got {:g}, expected {:g})",
+            v.mismatches, v.elements,
+            k == 0 ? std::string("differ (exact comparison)") : fmt::format("differ by more than {:g}", k),
+            v.max_abs_err, v.first_mismatch_index, v.first_mismatch_got, v.first_mismatch_expected);
+}
+
+// Threshold 0 on a floating output: the bit patterns of the output dtype must be identical.
+void decide_bit_exact(OutputVerdict& v, std::span<const double> candidate, const std::vector<double>& y) {
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        if (dtype_bit_pattern(candidate[i], v.dtype) != dtype_bit_pattern(y[i], v.dtype) &&
+            v.mismatches++ == 0) {
+            v.first_mismatch_index = static_cast<std::int64_t>(i);
+            v.first_mismatch_got = candidate[i];
+            v.first_mismatch_expected = y[i];
+        }
+    }
+    v.passed = v.mismatches == 0;
+    if (!v.passed)
+        v.reason = fmt::format(
+            "{} of {} elements differ bit for bit (threshold 0), first at index {} (got {:g}, "
+            "expected {:g})",
+            v.mismatches, v.elements, v.first_mismatch_index, v.first_mismatch_got,
+            v.first_mismatch_expected);
+}
+
+void decide_relative(OutputVerdict& v, std::span<const double> candidate,
+                     std::span<const double> same_precision, const std::vector<double>& y) {
+    const Thresholds& th = v.thresholds;
+    const bool specials_ok = v.nan_mismatches == 0 && v.inf_sign_mismatches == 0;
+    v.screen1_passed = v.mean_rel_err < th.tau && v.max_rel_err < th.max_rel;
+
+    if (v.nan_mismatches > 0)
+        join_reason(v.reason, fmt::format("NaN positions differ at {} elements, first at index {} "
+                                          "(got {:g}, expected {:g})",
+                                          v.nan_mismatches, v.first_nan_mismatch_index,
+                                          candidate[v.first_nan_mismatch_index],
+                                          y[v.first_nan_mismatch_index]));
+    if (v.inf_sign_mismatches > 0)
+        join_reason(v.reason, fmt::format("opposite-sign infinity at {} elements, first at index {} "
+                                          "(got {:g}, expected {:g})",
+                                          v.inf_sign_mismatches, v.first_inf_sign_mismatch_index,
+                                          candidate[v.first_inf_sign_mismatch_index],
+                                          y[v.first_inf_sign_mismatch_index]));
+    // Special-value failures are final: the fallback weighs error counts, not NaN placement.
+    if (!specials_ok) {
+        v.passed = false;
+        return;
+    }
+    if (v.screen1_passed) {
+        v.passed = true;
+        return;
+    }
+
+    std::string screen;
+    if (!(v.max_rel_err < th.max_rel))
+        screen = fmt::format("max rel err {:.3g} >= 10*tau {:.3g} at index {} (got {:.6g}, expected {:.6g})",
+                             v.max_rel_err, th.max_rel, v.max_rel_err_index, v.max_rel_err_got,
+                             v.max_rel_err_expected);
+    if (!(v.mean_rel_err < th.tau)) {
+        if (!screen.empty()) screen += ", ";
+        screen += fmt::format("mean rel err {:.3g} >= tau {:.3g}", v.mean_rel_err, th.tau);
+    }
+
+    if (same_precision.empty())
+        throw Error("precision gate: output " + v.label +
+                        " failed screen 1 and the fallback needs the same-precision reference, "
+                        "which was not given",
+                    ExitCode::internal);
+    const double finite_max = dtype_max(v.dtype);
+    v.fallback_ran = true;
+    v.candidate_errors = fallback_errors(candidate, y, finite_max, th);
+    v.same_precision_errors = fallback_errors(same_precision, y, finite_max, th);
+    v.region_passed.small_value =
+        ratio_passes(v.candidate_errors.small_value, v.same_precision_errors.small_value);
+    v.region_passed.cancellation =
+        ratio_passes(v.candidate_errors.cancellation, v.same_precision_errors.cancellation);
+    v.region_passed.normal =
+        normal_region_passes(v.candidate_errors.normal, v.same_precision_errors.normal);
+    v.passed = v.region_passed.small_value && v.region_passed.cancellation && v.region_passed.normal;
+    if (!v.passed) v.reason = screen + "; fallback: " + region_failures(v);
+}
+
+}  // namespace
+
+OutputVerdict compare_output(std::span<const double> candidate, std::span<const double> golden_fp64,
+                             std::span<const double> same_precision, DType dtype,
+                             const Thresholds& thresholds, const std::string& label) {
+    if (thresholds.dtype != dtype)
+        throw Error(fmt::format("precision gate: output {} is {} but its thresholds are for {}", label,
+                                dtype_name(dtype), dtype_name(thresholds.dtype)),
+                    ExitCode::internal);
+    if (!same_precision.empty() && same_precision.size() != golden_fp64.size())
+        throw Error(fmt::format("precision gate: output {} has {} golden values but {} "
+                                "same-precision values",
+                                label, golden_fp64.size(), same_precision.size()),
+                    ExitCode::internal);
+
+    OutputVerdict v;
+    v.label = label;
+    v.dtype = dtype;
+    v.thresholds = thresholds;
+    v.mode = thresholds.integer()     ? CompareMode::integer
+             : thresholds.bit_exact() ? CompareMode::bit_exact
+                                      : CompareMode::relative;
+    v.elements = static_cast<std::int64_t>(candidate.size());
+    const std::string prefix = label.empty() ? "" : "output " + label + ": ";
+    if (candidate.size() != golden_fp64.size()) {
+        v.passed = false;
+        v.reason = prefix + fmt::format("has {} elements, expected {}", candidate.size(), golden_fp64.size());
+        return v;
+    }
+
+    std::vector<double> y(golden_fp64.size());  // golden_truncated
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = round_to_dtype(golden_fp64[i], dtype);
+
+    // Statistics and special values, recorded in every mode.
+    const double finite_max = dtype_max(dtype);
+    double sum = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        const Element el = classify(candidate[i], y[i], finite_max);
+        const auto index = static_cast<std::int64_t>(i);
+        switch (el.kind) {
+            case ElementKind::nan_match: ++v.nan_matched; continue;
+            case ElementKind::inf_match: ++v.inf_matched; continue;
+            case ElementKind::nan_mismatch:
+                if (v.nan_mismatches++ == 0) v.first_nan_mismatch_index = index;
+                continue;
+            case ElementKind::inf_sign_mismatch:
+                if (v.inf_sign_mismatches++ == 0) v.first_inf_sign_mismatch_index = index;
+                continue;
+            case ElementKind::compared: break;
+        }
+        if (el.one_sided_inf) ++v.inf_one_sided;
+        ++v.compared;
+        const double e = relative_error(el.out, el.ref);
+        sum += e;
+        if (e > v.max_rel_err) {
+            v.max_rel_err = e;
+            v.max_rel_err_index = index;
+            v.max_rel_err_got = el.out;
+            v.max_rel_err_expected = el.ref;
+        }
+    }
+    v.mean_rel_err = v.compared > 0 ? sum / static_cast<double>(v.compared) : 0.0;
+
+    switch (v.mode) {
+        case CompareMode::integer: decide_integer(v, candidate, y); break;
+        case CompareMode::bit_exact: decide_bit_exact(v, candidate, y); break;
+        default: decide_relative(v, candidate, same_precision, y); break;
+    }
+    if (!v.passed) v.reason = prefix + v.reason;
+    return v;
+}
+
+namespace {
+
+const OutputDef* find_output_def(const Problem& problem, std::size_t arg) {
+    if (!problem.proto) return nullptr;
+    const auto& defs = problem.proto->outputs;
+    for (const auto& d : defs)
+        if (d.name == problem.outputs[arg].name) return &d;
+    return nullptr;
+}
+
+std::size_t find_arg_index(const std::vector<ArgSpec>& specs, const std::string& name,
+                           const std::string& what, const Problem& problem) {
+    for (std::size_t a = 0; a < specs.size(); ++a)
+        if (specs[a].name == name) return a;
+    throw Error(problem.context() + what + " names '" + name + "', which the case does not have");
+}
+
+OutputVerdict gather_output(const Problem& problem, const IndexGather& ig,
+                            const ValueArgs<double>& candidate_outputs, const ValueArgs<double>& inputs,
+                            std::size_t arg, std::size_t member, const std::string& label,
+                            const Thresholds& th) {
+    const std::string what = "output '" + problem.outputs[arg].name + "' index_gather";
+    const std::size_t in_arg = find_arg_index(problem.inputs, ig.input, what + ".input", problem);
+    if (in_arg >= inputs.size() || !inputs[in_arg].present || inputs[in_arg].tensors.empty())
+        throw Error(problem.context() + what + ": input '" + ig.input + "' has no values",
+                    ExitCode::internal);
+    if (ig.dim_attr.empty()) throw Error(problem.context() + what + ": dim_attr is required");
+    const auto& in_tensors = inputs[in_arg].tensors;
+    const auto& input = in_tensors[member < in_tensors.size() ? member : 0];
+
+    IndexGatherOperands ops;
+    ops.input = input.v;
+    ops.input_shape = input.spec.shape;
+    ops.input_dtype = input.spec.dtype;
+    ops.indices = candidate_outputs[arg].tensors[member].v;
+    ops.index_shape = problem.outputs[arg].tensors[member].shape;
+    ops.dim = problem.attr_int(ig.dim_attr);
+    ops.keepdim = ig.keepdim_attr.empty() || problem.attr_bool(ig.keepdim_attr);
+
+    IndexGatherVerdict g;
+    try {
+        if (!ig.value_output.empty()) {
+            const std::size_t value_arg =
+                find_arg_index(problem.outputs, ig.value_output, what + ".value_output", problem);
+            const auto& value_spec = problem.outputs[value_arg].tensors.at(member);
+            g = check_index_gather(ops, candidate_outputs[value_arg].tensors.at(member).v, value_spec.dtype);
+        } else if (!ig.value_reduce.empty()) {
+            g = check_index_gather(ops, parse_gather_reduce(ig.value_reduce));
+        } else {
+            throw Error("needs value_output or value_reduce");
+        }
+    } catch (const Error& e) {
+        throw Error(problem.context() + what + ": " + e.what(), e.code());
+    }
+
+    OutputVerdict v;
+    v.label = label;
+    v.dtype = problem.outputs[arg].tensors[member].dtype;
+    v.mode = CompareMode::index_gather;
+    v.thresholds = th;
+    v.elements = static_cast<std::int64_t>(ops.indices.size());
+    v.compared = g.checked;
+    v.passed = g.passed;
+    v.mismatches = g.out_of_range + g.mismatches;
+    if (!g.passed) v.reason = "output " + label + ": " + g.reason;
+    v.index_gather = std::move(g);
+    return v;
+}
+
+}  // namespace
+
+GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& candidate_outputs,
+                              const ValueArgs<double>& golden, const ValueArgs<double>& same_precision,
+                              const ValueArgs<double>& inputs) {
+    const auto& specs = problem.outputs;
+    if (candidate_outputs.size() != specs.size() || golden.size() != specs.size() ||
+        same_precision.size() != specs.size())
+        throw Error(problem.context() +
+                        fmt::format("the precision gate got {} candidate, {} golden and {} "
+                                    "same-precision outputs for {} outputs",
+                                    candidate_outputs.size(), golden.size(), same_precision.size(),
+                                    specs.size()),
+                    ExitCode::internal);
+    static const std::map<DType, double> no_overrides;
+    const auto& overrides = problem.proto ? problem.proto->tau_overrides : no_overrides;
+
+    GateResult result;
+    for (std::size_t a = 0; a < specs.size(); ++a) {
+        const ArgSpec& spec = specs[a];
+        const OutputDef* def = find_output_def(problem, a);
+        if (!spec.present) {
+            OutputVerdict v;
+            v.label = spec.name;
+            v.mode = CompareMode::skipped;
+            v.passed = true;
+            v.reason = "absent in this case";
+            result.outputs.push_back(std::move(v));
+            continue;
+        }
+        const std::size_t members = spec.tensors.size();
+        if (candidate_outputs[a].tensors.size() != members || golden[a].tensors.size() != members ||
+            same_precision[a].tensors.size() != members)
+            throw Error(problem.context() +
+                            fmt::format("output '{}' has {} tensors but the precision gate got {} "
+                                        "candidate, {} golden and {} same-precision tensors",
+                                        spec.name, members, candidate_outputs[a].tensors.size(),
+                                        golden[a].tensors.size(), same_precision[a].tensors.size()),
+                        ExitCode::internal);
+
+        for (std::size_t t = 0; t < members; ++t) {
+            const std::string label = spec.is_list ? fmt::format("{}[{}]", spec.name, t) : spec.name;
+            const DType dtype = spec.tensors[t].dtype;
+            const Thresholds th = thresholds_for(dtype, overrides);
+            if (def && def->index_gather) {
+                result.outputs.push_back(
+                    gather_output(problem, *def->index_gather, candidate_outputs, inputs, a, t, label, th));
+            } else if (def && !def->compare) {
+                OutputVerdict v;
+                v.label = label;
+                v.dtype = dtype;
+                v.mode = CompareMode::skipped;
+                v.passed = true;
+                v.thresholds = th;
+                v.elements = static_cast<std::int64_t>(candidate_outputs[a].tensors[t].v.size());
+                v.reason = "not compared (compare: false in the proto)";
+                result.outputs.push_back(std::move(v));
+            } else {
+                result.outputs.push_back(compare_output(candidate_outputs[a].tensors[t].v,
+                                                        golden[a].tensors[t].v,
+                                                        same_precision[a].tensors[t].v, dtype, th, label));
+            }
+        }
+    }
+
+    const auto failing = std::count_if(result.outputs.begin(), result.outputs.end(),
+                                       [](const OutputVerdict& v) { return !v.passed; });
+    result.passed = failing == 0;
+    if (!result.passed) {
+        const auto first = std::find_if(result.outputs.begin(), result.outputs.end(),
+                                        [](const OutputVerdict& v) { return !v.passed; });
+        result.reason = first->reason;
+        if (failing > 1) result.reason += fmt::format(" (and {} more failing outputs)", failing - 1);
+    }
+    return result;
+}
+
+namespace {
+
+nlohmann::json json_number(double x) {
+    if (std::isfinite(x)) return x;
+    if (std::isnan(x)) return "nan";
+    return x > 0 ? "inf" : "-inf";
+}
+
+nlohmann::json json_index(std::int64_t i) { return i < 0 ? nlohmann::json(nullptr) : nlohmann::json(i); }
+
+nlohmann::json json_regions(const RegionCounts& c) {
+    return {{"small_value", c.small_value}, {"cancellation", c.cancellation}, {"normal", c.normal}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const OutputVerdict& v) {
+    nlohmann::json j{
+        {"label", v.label},
+        {"dtype", std::string(dtype_name(v.dtype))},
+        {"mode", std::string(compare_mode_name(v.mode))},
+        {"passed", v.passed},
+        {"reason", v.reason},
+        {"thresholds", to_json(v.thresholds)},
+        {"elements", v.elements},
+        {"compared", v.compared},
+        {"mean_rel_err", json_number(v.mean_rel_err)},
+        {"max_rel_err", json_number(v.max_rel_err)},
+        {"max_rel_err_index", json_index(v.max_rel_err_index)},
+        {"max_rel_err_got", json_number(v.max_rel_err_got)},
+        {"max_rel_err_expected", json_number(v.max_rel_err_expected)},
+        {"special_values",
+         {{"nan_matched", v.nan_matched},
+          {"nan_mismatches", v.nan_mismatches},
+          {"first_nan_mismatch_index", json_index(v.first_nan_mismatch_index)},
+          {"inf_matched", v.inf_matched},
+          {"inf_sign_mismatches", v.inf_sign_mismatches},
+          {"first_inf_sign_mismatch_index", json_index(v.first_inf_sign_mismatch_index)},
+          {"inf_one_sided", v.inf_one_sided}}},
+        {"mismatches", v.mismatches},
+        {"first_mismatch_index", json_index(v.first_mismatch_index)},
+        {"first_mismatch_got", json_number(v.first_mismatch_got)},
+        {"first_mismatch_expected", json_number(v.first_mismatch_expected)},
+        {"max_abs_err", json_number(v.max_abs_err)},
+        {"screen1_passed", v.screen1_passed},
+        {"fallback", nullptr},
+        {"index_gather", nullptr},
+    };
+    if (v.fallback_ran)
+        j["fallback"] = {
+            {"candidate_errors", json_regions(v.candidate_errors)},
+            {"same_precision_errors", json_regions(v.same_precision_errors)},
+            {"region_passed",
+             {{"small_value", v.region_passed.small_value},
+              {"cancellation", v.region_passed.cancellation},
+              {"normal", v.region_passed.normal}}},
+        };
+    if (v.index_gather) {
+        const IndexGatherVerdict& g = *v.index_gather;
+        j["index_gather"] = {
+            {"form", g.form},
+            {"dim", g.dim},
+            {"checked", g.checked},
+            {"out_of_range", g.out_of_range},
+            {"first_out_of_range_position", json_index(g.first_out_of_range_position)},
+            {"first_out_of_range_index", json_number(g.first_out_of_range_index)},
+            {"mismatches", g.mismatches},
+            {"first_mismatch_position", json_index(g.first_mismatch_position)},
+            {"first_mismatch_index", json_number(g.first_mismatch_index)},
+            {"first_mismatch_got", json_number(g.first_mismatch_got)},
+            {"first_mismatch_expected", json_number(g.first_mismatch_expected)},
+        };
+    }
+    return j;
+}
+
+nlohmann::json to_json(const GateResult& result) {
+    nlohmann::json outputs = nlohmann::json::array();
+    for (const auto& v : result.outputs) outputs.push_back(to_json(v));
+    return {{"passed", result.passed}, {"reason", result.reason}, {"outputs", outputs}};
+}
+
+}  // namespace hb
