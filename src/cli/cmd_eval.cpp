@@ -30,10 +30,12 @@ void print_progress(const Progress& p) {
     }
     const std::string line = fmt::format("[{:>4}/{}] {} case {}  elapsed {}  ETA {}", p.cases_done, p.cases_total, p.op,
                                          p.case_id, duration(p.elapsed_s), p.cases_done ? duration(p.eta_s) : "?");
+    static double last_print_s = -1e9;
     if (tty) {
         std::cerr << "\r\033[K" << line << std::flush;
-    } else if (p.op != last_op) {
+    } else if (p.op != last_op || p.elapsed_s - last_print_s >= 30) {
         std::cerr << line << "\n";
+        last_print_s = p.elapsed_s;
     }
     last_op = p.op;
 }

@@ -104,7 +104,21 @@ HardwareModel calibrate_cpu(const CalibrateOptions& options) {
     const double run_s = options.seconds_per_run > 0 ? options.seconds_per_run : (options.quick ? 0.005 : 0.08);
     const CpuOpCosts costs =
         load_cpu_op_costs(options.op_costs_path.empty() ? default_cpu_op_costs_path() : options.op_costs_path);
+    // Other work on the machine lowers every measured peak, and a peak that is too low
+    // lets honest kernels beat T_HW; say so where the numbers are recorded.
+    const double idle_window_s = options.quick ? 0.1 : 0.5;
+    const double idle = measure_idle_fraction(idle_window_s);
+    char load_text[200];
+    std::snprintf(load_text, sizeof load_text,
+                  "CPUs %.0f%% idle in the %.1f s before the start, 1-minute load average %.2f on %zu CPUs",
+                  100 * idle, idle_window_s, cpu.load_average_1min, cpu.allowed_cpus.size());
+    const bool busy = idle >= 0 && idle < 0.8;
+    if (busy) progress(std::string("WARNING: the machine is busy (") + load_text + "); calibrate on an idle machine");
     const std::string threads_text = std::to_string(n) + " thread" + (n == 1 ? "" : "s") + " pinned one per CPU";
+    // Name the op-cost file relative to the source tree, so that models compare across checkouts.
+    std::string costs_name = costs.source_path;
+    const std::string source_root = std::string(HAPBENCH_SOURCE_DIR) + "/";
+    if (costs_name.rfind(source_root, 0) == 0) costs_name = costs_name.substr(source_root.size());
     const std::string best_text = "best of " + std::to_string(runs) + " runs";
 
     // Compute: FMA chains on every CPU at once, and on one CPU alone. The per-core peak is
@@ -178,7 +192,8 @@ HardwareModel calibrate_cpu(const CalibrateOptions& options) {
     m.provenance.cpu_model = cpu.model_name;
     m.provenance.method = std::string("hapbench calibrate") + (options.quick ? " --quick" : "") +
                           ": microbenchmarks on " + threads_text + ", " + best_text +
-                          " each; op costs from " + costs.source_path + ". ISA features: AVX2+FMA " + yes_no(cpu.avx2_fma) +
+                          " each; " + load_text + (busy ? " (BUSY: peaks are likely too low)" : "") +
+                          "; op costs from " + costs_name + ". ISA features: AVX2+FMA " + yes_no(cpu.avx2_fma) +
                           ", AVX-512F " + yes_no(cpu.avx512f) + ", AVX512-BF16 " + yes_no(cpu.avx512_bf16) +
                           ", AVX512-FP16 " + yes_no(cpu.avx512_fp16) + ", AMX " + yes_no(cpu.amx_tile);
     m.floor_us = 0;  // a CPU kernel call has no launch floor worth modelling

@@ -3,9 +3,11 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace hb {
 
@@ -102,7 +104,28 @@ CpuInfo probe_cpu() {
 #endif
     const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) info.available_memory_bytes = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+    std::ifstream("/proc/loadavg") >> info.load_average_1min;
     return info;
+}
+
+double measure_idle_fraction(double seconds) {
+    auto sample = [](double& idle, double& total) {
+        std::ifstream in("/proc/stat");
+        std::string cpu_label;
+        in >> cpu_label;
+        idle = total = 0;
+        double field;
+        for (int i = 0; i < 8 && in >> field; ++i) {
+            total += field;
+            if (i == 3 || i == 4) idle += field;  // idle, iowait
+        }
+        return cpu_label == "cpu" && total > 0;
+    };
+    double idle0, total0, idle1, total1;
+    if (!sample(idle0, total0)) return -1;
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    if (!sample(idle1, total1) || total1 <= total0) return -1;
+    return (idle1 - idle0) / (total1 - total0);
 }
 
 bool pin_current_thread(int cpu) {

@@ -22,9 +22,14 @@ struct CpuInfo {
     bool avx512_fp16 = false;
     bool amx_tile = false;
     std::size_t available_memory_bytes = 0;
+    double load_average_1min = 0;   // /proc/loadavg: a busy machine measures low peaks
 };
 
 CpuInfo probe_cpu();
+
+// Fraction of all CPU time spent idle over the next `seconds` (from /proc/stat); -1 when
+// unknown. Other work on the machine lowers every measured peak.
+double measure_idle_fraction(double seconds);
 
 // Pins the calling thread to one CPU; returns false when the kernel refuses.
 bool pin_current_thread(int cpu);

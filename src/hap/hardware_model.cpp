@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -58,6 +57,12 @@ E parse_enum(const std::string& file, const YAML::Node& node, const std::string&
     yaml_fail(file, node, field + ": '" + text + "' is not one of " + choices_of(table));
 }
 
+std::string format_number(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
 // Where each field came from, so checks made after parsing still name file and line.
 struct FieldLocator {
     std::string file;
@@ -76,7 +81,7 @@ void check_model(const HardwareModel& m, const std::function<std::string(const s
     };
     auto check_figure = [&](const Figure& f, const std::string& field) {
         if (!std::isfinite(f.value) || f.value <= 0)
-            fail(field, "must be a positive finite number, got " + std::to_string(f.value));
+            fail(field, "must be a positive finite number, got " + format_number(f.value));
         if (f.source.empty()) fail(field, "every figure needs a non-empty source");
     };
     if (m.name.empty()) fail("name", "must not be empty");

@@ -12,8 +12,12 @@ std::vector<Shape> sample_list_shapes(CaseSampler& sampler, std::int64_t element
     const auto members = sampler.rng().uniform_int(1, longest_list);
     const int rank = sampler.pick_rank(min_rank, max_rank);
     std::vector<Shape> shapes;
-    for (std::int64_t m = 0; m < members; ++m)
-        shapes.push_back(sampler.shape(std::max<std::int64_t>(1, elements / members), rank, d.dtype, d.aligned));
+    // Members differ in size (+-40% around an equal share), as real parameter lists do.
+    for (std::int64_t m = 0; m < members; ++m) {
+        const double share = members == 1 ? 1.0 : sampler.rng().uniform(0.6, 1.4);
+        const auto member_elements = static_cast<std::int64_t>(share * static_cast<double>(elements / members));
+        shapes.push_back(sampler.shape(std::max<std::int64_t>(1, member_elements), rank, d.dtype, d.aligned));
+    }
     return shapes;
 }
 

@@ -8,8 +8,8 @@
 namespace hb {
 
 // A list of 1..8 shapes of one rank that together hold about `elements` elements, each
-// aligned as the draw says. Lists are kept short enough that no member falls below about
-// 1024 elements, so that rounding each shape cannot push the total out of the profile.
+// aligned as the draw says. Lists are kept short enough that members hold several hundred
+// elements or more, so that rounding each shape cannot push the total out of the profile.
 std::vector<Shape> sample_list_shapes(CaseSampler& sampler, std::int64_t elements, int min_rank = 1,
                                       int max_rank = 4);
 // Throws unless `list` has as many tensors as `first`, with the same shapes and dtype.

@@ -149,6 +149,11 @@ void check_baseline(const Baseline& baseline, const BaselineCase& bc) {
     double worst = 0;
     std::size_t worst_at = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
+        // oneDNN evaluates gelu and mish at -inf by their formulas (NaN) where the golden
+        // takes the limit -0 (docs/methodology.md): a known divergence of the baseline.
+        if (std::isnan(got[i]) && expected[i] == 0 && (bc.op == "gelu" || bc.op == "mish") &&
+            load_element(inputs.at(0).tensors.at(0).data(), i, bc.x_dtype) == -INFINITY)
+            continue;
         if (std::isnan(expected[i]) || std::isnan(got[i])) {
             EXPECT_EQ(std::isnan(got[i]), std::isnan(expected[i])) << "element " << i << ": " << got[i] << " vs " << expected[i];
             continue;

@@ -174,7 +174,9 @@ TEST(HardwareModel, ToYamlRoundTrips) {
                 EXPECT_EQ(f.value, b.flops_per_s.at(t).value) << "exact after a round trip";
                 EXPECT_EQ(f.source, b.flops_per_s.at(t).source);
             }
-            if (a.bytes_per_s) EXPECT_EQ(a.bytes_per_s->value, b.bytes_per_s->value);
+            if (a.bytes_per_s) {
+                EXPECT_EQ(a.bytes_per_s->value, b.bytes_per_s->value);
+            }
             EXPECT_EQ(a.vector_flops_per_element.size(), b.vector_flops_per_element.size());
         }
         EXPECT_EQ(again.provenance.method, original.provenance.method);

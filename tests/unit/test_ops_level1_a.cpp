@@ -111,10 +111,11 @@ void expect_values(const std::vector<double>& got, const std::vector<double>& ex
 
 TEST(OpsLevel1A, GeluExactMatchesErfValues) {
     const std::vector<double> x = {1, -1, 2, -3, 0.5, 0, INFINITY, -INFINITY};
-    // 0.5*x*(1 + erf(x/sqrt2)); -inf gives -inf * 0 = NaN, as torch evaluates it.
-    expect_values(evaluate("gelu", {{DType::f32, x}}, {{"approximate", AttrValue::of_string("none")}}),
-                  {0.8413447460685429, -0.15865525393145707, 1.9544997361036416, -0.00404969409489031,
-                   0.34573123063700656, 0, INFINITY, NAN});
+    // 0.5*x*(1 + erf(x/sqrt2)); at -inf the limit -0, not the formula's -inf * 0 = NaN.
+    const auto y = evaluate("gelu", {{DType::f32, x}}, {{"approximate", AttrValue::of_string("none")}});
+    expect_values(y, {0.8413447460685429, -0.15865525393145707, 1.9544997361036416, -0.00404969409489031,
+                      0.34573123063700656, 0, INFINITY, -0.0});
+    EXPECT_TRUE(std::signbit(y.back()));
     // The default is "none".
     expect_values(evaluate("gelu", {{DType::f32, {1}}}), {0.8413447460685429});
 }
@@ -137,10 +138,10 @@ TEST(OpsLevel1A, GeluRejectsAnUnknownMode) {
 }
 
 TEST(OpsLevel1A, MishMatchesSoftplusTanhValues) {
-    // x*tanh(log1p(e^x)); above 20 softplus is x itself, and -inf gives -inf * 0 = NaN.
+    // x*tanh(log1p(e^x)); above 20 softplus is x itself; at -inf the limit -0, not -inf * 0.
     expect_values(evaluate("mish", {{DType::f32, {1, -1, 2, -3, 0.5, 0, -20, 30, 1000, INFINITY, -INFINITY}}}),
                   {0.8650983882673103, -0.30340146137410895, 1.9439589595339946, -0.1456474612756246,
-                   0.3752452113048951, 0, -4.122307240628762e-08, 30, 1000, INFINITY, NAN});
+                   0.3752452113048951, 0, -4.122307240628762e-08, 30, 1000, INFINITY, -0.0});
 }
 
 TEST(OpsLevel1A, MishSamePrecisionDoesNotOverflowForLargeInputs) {
@@ -289,11 +290,18 @@ TEST(OpsLevel1A, GeneratorAcceptsMaskedScaleCases) {
     EXPECT_GE(seen_scales.size(), 4u);
 }
 
-TEST(OpsLevel1A, GeneratorAcceptsOneCaseOfEveryRangeGroupForAttributeFreeOps) {
-    // Eight cases: one per value-range group. Larger batches of mish and sigmoid need the
-    // generator to give each fixed-range group (zero, inf, NaN, boundary) distinct dtypes,
-    // since these operators have no attribute to tell two such cases apart.
-    for (const char* name : {"mish", "sigmoid"}) generated_cases(name, 8);
+TEST(OpsLevel1A, GeneratorAcceptsMishAndSigmoidCasesWithTheirBoundaryRange) {
+    for (const char* name : {"mish", "sigmoid"}) {
+        int boundary_cases = 0;
+        for (const auto& c : generated_cases(name, 20)) {
+            const auto& x = c.inputs.at(0);
+            if (x.range && classify_range(*x.range, x.dtype) == RangeGroup::type_boundary) {
+                EXPECT_EQ(*x.range, (ValueRange{-90, 90})) << name;
+                ++boundary_cases;
+            }
+        }
+        EXPECT_GE(boundary_cases, 1) << name;
+    }
 }
 
 }  // namespace

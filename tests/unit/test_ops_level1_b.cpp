@@ -265,7 +265,6 @@ std::vector<CaseSpec> generate_checked(const Proto& proto) {
     const auto& op = op_named(proto.op);
     std::vector<CaseSpec> all;
     for (std::uint64_t seed : {1ull, 7ull, 20260101ull, 0xdeadbeefull, 42ull}) {
-    for (std::uint64_t extra = 100; extra < 400; ++extra) { const auto c2 = generate_cases(op, proto, profile_by_name("cpu"), extra, 20); for (const auto& c : c2) resolve_problem(proto, op, c); }
         const auto cases = generate_cases(op, proto, profile_by_name("cpu"), seed, 20);
         EXPECT_EQ(cases.size(), 20u);
         for (const auto& c : cases) EXPECT_NO_THROW(resolve_problem(proto, op, c)) << c.note;

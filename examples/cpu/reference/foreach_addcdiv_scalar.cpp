@@ -1,5 +1,6 @@
 // Reference foreach_addcdiv_scalar: for every member i of the tensor lists,
-// y[i] = x1[i] + scalar * (x2[i] / x3[i]). fp32 math for every dtype.
+// y[i] = x1[i] + scalar * (x2[i] / x3[i]). The math runs in fp64 and is rounded once: in fp32,
+// x2 / x3 overflows to inf for inputs near the type's limit although y is finite.
 #include <omp.h>
 
 #include <cmath>
@@ -30,7 +31,7 @@ constexpr int64_t kParallelMinElements = 32768;
 
 template <typename Type>
 void addcdiv_one(const hb_tensor& x1, const hb_tensor& x2, const hb_tensor& x3, const hb_tensor& y,
-                 float scalar, int threads) {
+                 double scalar, int threads) {
     using S = typename Type::Storage;
     const auto* a = static_cast<const S*>(x1.data);
     const auto* b = static_cast<const S*>(x2.data);
@@ -38,8 +39,10 @@ void addcdiv_one(const hb_tensor& x1, const hb_tensor& x2, const hb_tensor& x3, 
     auto* out = static_cast<S*>(y.data);
     const int64_t n = hb_numel(&y);
 #pragma omp parallel for schedule(static) num_threads(threads) if (n >= kParallelMinElements)
-    for (int64_t i = 0; i < n; ++i)
-        out[i] = Type::store(Type::load(a[i]) + scalar * (Type::load(b[i]) / Type::load(c[i])));
+    for (int64_t i = 0; i < n; ++i) {
+        const double quotient = static_cast<double>(Type::load(b[i])) / Type::load(c[i]);
+        out[i] = Type::store(static_cast<float>(Type::load(a[i]) + scalar * quotient));
+    }
 }
 
 }  // namespace
@@ -54,7 +57,7 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     if (x2->count != x1->count || x3->count != x1->count || y->count != x1->count)
         return hb_fail(call, 2, "foreach_addcdiv_scalar: x1, x2, x3 and y must have the same length");
 
-    const float scalar = static_cast<float>(hb_attr_float(call, "scalar", 1.0));
+    const double scalar = hb_attr_float(call, "scalar", 1.0);
     const int threads = call->num_threads > 0 ? call->num_threads : omp_get_max_threads();
     for (int32_t i = 0; i < x1->count; ++i) {
         const hb_tensor& a = x1->tensors[i];

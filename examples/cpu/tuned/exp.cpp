@@ -1,8 +1,9 @@
 // Tuned exp: y = e^(scale*x + shift) for base <= 0, base^(scale*x + shift) for base > 0,
 // for float32, float16 and bfloat16. Both forms are e^(a*x + b) with a, b folded in fp64.
-// AVX2 + FMA with an fp64 argument reduction and a polynomial (< 2e-7 relative in fp32), F16C / bit-trick fp16 and bf16
-// conversion, OpenMP ranges split on 64-byte lines of y, and non-temporal stores for large
-// outputs. Without AVX2, FMA and F16C the same file builds a scalar loop.
+// AVX2 + FMA with the argument reduced in fp64 and a polynomial e^r (< 2e-7 relative in
+// fp32), F16C / bit-trick fp16 and bf16 conversion, OpenMP ranges split on 64-byte lines of
+// y, and non-temporal stores for large outputs. Without AVX2, FMA and F16C the same file
+// builds a scalar loop.
 #include <omp.h>
 
 #include <algorithm>
@@ -120,14 +121,27 @@ struct Dtype<HB_BFLOAT16> {
 
 // ---- Vector math --------------------------------------------------------------------------
 
-// e^(a*x + b) for 8 lanes with the argument and its reduction in fp64: for |a*x + b| near
-// 88 an fp32 argument alone would carry a rounding error of 4e-6 relative into the result.
-// n = round((a*x + b) / ln2), r = a*x + b - n ln2 (|r| <= ln2/2, then fp32), e^r = 1 + r +
-// r^2 Q(r) with Q a degree-4 fit (error 8e-9), and 2^n applied as two factors so that n
-// from -159 to 128 needs no special case: overflow gives inf, small arguments give correctly
-// rounded subnormals and then 0. NaN propagates.
-inline __m128 reduce4(__m128 x, __m256d a, __m256d b, __m128i* n_out) {
-    __m256d arg = _mm256_fmadd_pd(_mm256_cvtps_pd(x), a, b);
+// e^(r + n ln2) = e^r 2^n for |r| <= ln2/2: e^r = 1 + r + r^2 Q(r) with Q a degree-4 fit
+// (error 8e-9), and 2^n applied as two factors so that n from -159 to 128 needs no special
+// case: n = 128 overflows to inf, n below -126 gives correctly rounded subnormals, then 0.
+inline __m256 exp_reduced8(__m256 r, __m256i n) {
+    __m256 q = _mm256_set1_ps(1.392617612e-3f);
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(8.363173075e-3f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.166655466e-2f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.666657703e-1f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
+    const __m256 p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r), _mm256_set1_ps(1.0f));
+    const __m256i n1 = _mm256_srai_epi32(n, 1);
+    const __m256i n2 = _mm256_sub_epi32(n, n1);
+    const __m256i bias = _mm256_set1_epi32(127);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+// Argument reduction in fp64 for 4 lanes: for |arg| near 88 an fp32 argument alone carries a
+// rounding error of 4e-6 relative into e^arg. Returns r = arg - n ln2 in fp32 and n.
+inline __m128 reduce4(__m256d arg, __m128i* n_out) {
     // min/max return their second operand when one is NaN, so NaN survives the clamp.
     arg = _mm256_max_pd(_mm256_set1_pd(-110.0), _mm256_min_pd(_mm256_set1_pd(89.0), arg));
     const __m256d n = _mm256_round_pd(_mm256_mul_pd(arg, _mm256_set1_pd(1.4426950408889634)),
@@ -136,24 +150,12 @@ inline __m128 reduce4(__m128 x, __m256d a, __m256d b, __m128i* n_out) {
     return _mm256_cvtpd_ps(_mm256_fnmadd_pd(n, _mm256_set1_pd(0.6931471805599453), arg));
 }
 
-inline __m256 exp_affine8(__m256 x, __m256d a, __m256d b) {
+// e^arg for 8 lanes whose arguments are given in fp64, 4 and 4.
+inline __m256 exp_of_fp64_args8(__m256d arg_low, __m256d arg_high) {
     __m128i n_low, n_high;
-    const __m128 r_low = reduce4(_mm256_castps256_ps128(x), a, b, &n_low);
-    const __m128 r_high = reduce4(_mm256_extractf128_ps(x, 1), a, b, &n_high);
-    const __m256 r = _mm256_set_m128(r_high, r_low);
-    const __m256i ni = _mm256_set_m128i(n_high, n_low);
-    __m256 q = _mm256_set1_ps(1.392617612e-3f);
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(8.363173075e-3f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.166655466e-2f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.666657703e-1f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
-    const __m256 p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r), _mm256_set1_ps(1.0f));
-    const __m256i n1 = _mm256_srai_epi32(ni, 1);
-    const __m256i n2 = _mm256_sub_epi32(ni, n1);
-    const __m256i bias = _mm256_set1_epi32(127);
-    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
-    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+    const __m128 r_low = reduce4(arg_low, &n_low);
+    const __m128 r_high = reduce4(arg_high, &n_high);
+    return exp_reduced8(_mm256_set_m128(r_high, r_low), _mm256_set_m128i(n_high, n_low));
 }
 
 // ---- Loops --------------------------------------------------------------------------------
@@ -194,7 +196,11 @@ void exp_all(const hb_tensor& x, const hb_tensor& y, double a, double b, int thr
     const bool stream = n * static_cast<int64_t>(sizeof(typename T::Storage)) >= kStreamMinBytes;
     const __m256d va = _mm256_set1_pd(a);
     const __m256d vb = _mm256_set1_pd(b);
-    const auto f = [va, vb](__m256 v) { return exp_affine8(v, va, vb); };
+    const auto f = [va, vb](__m256 v) {
+        const __m256d low = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), va, vb);
+        const __m256d high = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), va, vb);
+        return exp_of_fp64_args8(low, high);
+    };
     for_each_thread_range(out, sizeof(typename T::Storage), n, threads, [&](int64_t begin, int64_t end) {
         map_range<T>(in + begin, out + begin, end - begin, stream, f);
     });

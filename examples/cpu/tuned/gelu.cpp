@@ -132,30 +132,53 @@ struct Dtype<HB_BFLOAT16> {
 
 // ---- Vector math --------------------------------------------------------------------------
 
-// e^x for 8 lanes. n = round(x / ln2), r = x - n ln2 in two steps (|r| <= ln2/2), then
-// e^r = 1 + r + r^2 Q(r) with Q a degree-4 fit (error 8e-9), and 2^n applied as two factors
-// so that n from -159 to 128 needs no special case: overflow gives inf, small x gives
-// correctly rounded subnormals and then 0. NaN propagates.
-inline __m256 exp8(__m256 x) {
-    // min/max return their second operand when one is NaN, so NaN survives the clamp.
-    x = _mm256_max_ps(_mm256_set1_ps(-110.0f), _mm256_min_ps(_mm256_set1_ps(89.0f), x));
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);  // ln2 high part, exact n*hi
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440054690583e-4f), r);  // ln2 - high part
+// e^(r + n ln2) = e^r 2^n for |r| <= ln2/2: e^r = 1 + r + r^2 Q(r) with Q a degree-4 fit
+// (error 8e-9), and 2^n applied as two factors so that n from -159 to 128 needs no special
+// case: n = 128 overflows to inf, n below -126 gives correctly rounded subnormals, then 0.
+inline __m256 exp_reduced8(__m256 r, __m256i n) {
     __m256 q = _mm256_set1_ps(1.392617612e-3f);
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(8.363173075e-3f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.166655466e-2f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.666657703e-1f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
     const __m256 p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r), _mm256_set1_ps(1.0f));
-    const __m256i ni = _mm256_cvtps_epi32(n);
-    const __m256i n1 = _mm256_srai_epi32(ni, 1);
-    const __m256i n2 = _mm256_sub_epi32(ni, n1);
+    const __m256i n1 = _mm256_srai_epi32(n, 1);
+    const __m256i n2 = _mm256_sub_epi32(n, n1);
     const __m256i bias = _mm256_set1_epi32(127);
     const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
     const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
     return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+// e^x for 8 lanes, < 2 ulp: n = round(x / ln2), r = x - n ln2 with ln2 split in two so that
+// n * high part is exact. Clamping to [-110, 89] keeps n in the range exp_reduced8 handles.
+inline __m256 exp8(__m256 x) {
+    // min/max return their second operand when one is NaN, so NaN survives the clamp.
+    x = _mm256_max_ps(_mm256_set1_ps(-110.0f), _mm256_min_ps(_mm256_set1_ps(89.0f), x));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440054690583e-4f), r);
+    return exp_reduced8(r, _mm256_cvtps_epi32(n));
+}
+
+// Argument reduction in fp64 for 4 lanes: for |arg| near 88 an fp32 argument alone carries a
+// rounding error of 4e-6 relative into e^arg. Returns r = arg - n ln2 in fp32 and n.
+inline __m128 reduce4(__m256d arg, __m128i* n_out) {
+    // min/max return their second operand when one is NaN, so NaN survives the clamp.
+    arg = _mm256_max_pd(_mm256_set1_pd(-110.0), _mm256_min_pd(_mm256_set1_pd(89.0), arg));
+    const __m256d n = _mm256_round_pd(_mm256_mul_pd(arg, _mm256_set1_pd(1.4426950408889634)),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    *n_out = _mm256_cvtpd_epi32(n);
+    return _mm256_cvtpd_ps(_mm256_fnmadd_pd(n, _mm256_set1_pd(0.6931471805599453), arg));
+}
+
+// e^arg for 8 lanes whose arguments are given in fp64, 4 and 4.
+inline __m256 exp_of_fp64_args8(__m256d arg_low, __m256d arg_high) {
+    __m128i n_low, n_high;
+    const __m128 r_low = reduce4(arg_low, &n_low);
+    const __m128 r_high = reduce4(arg_high, &n_high);
+    return exp_reduced8(_mm256_set_m128(r_high, r_low), _mm256_set_m128i(n_high, n_low));
 }
 
 // erfc(z) / 2 for z = |x| / sqrt 2 as t e^(-z^2 + P(t)) / 2 with t = 1 / (1 + z/2) and P a
@@ -193,11 +216,17 @@ inline __m256 gelu_erf8(__m256 x) {
     return _mm256_andnot_ps(minus_inf, y);
 }
 
+// -2u = x (c0 + c1 x^2) in fp64, for the same reason as reduce4: -2u reaches 90 while the
+// result still matters.
+inline __m256d minus_two_u4(__m128 x) {
+    const __m256d xd = _mm256_cvtps_pd(x);
+    const __m256d c0 = _mm256_set1_pd(-2.0 * 0.79788456080286536);
+    const __m256d c1 = _mm256_set1_pd(-2.0 * 0.79788456080286536 * 0.044715);
+    return _mm256_mul_pd(xd, _mm256_fmadd_pd(_mm256_mul_pd(xd, xd), c1, c0));
+}
+
 inline __m256 gelu_tanh8(__m256 x) {
-    const __m256 k = _mm256_set1_ps(0.79788456080286536f);  // sqrt(2/pi)
-    const __m256 x2 = _mm256_mul_ps(x, x);
-    const __m256 u = _mm256_mul_ps(_mm256_mul_ps(k, x), _mm256_fmadd_ps(x2, _mm256_set1_ps(0.044715f), _mm256_set1_ps(1.0f)));
-    const __m256 e = exp8(_mm256_mul_ps(u, _mm256_set1_ps(-2.0f)));
+    const __m256 e = exp_of_fp64_args8(minus_two_u4(_mm256_castps256_ps128(x)), minus_two_u4(_mm256_extractf128_ps(x, 1)));
     const __m256 y = _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
     const __m256 minus_inf = _mm256_cmp_ps(x, _mm256_set1_ps(-INFINITY), _CMP_EQ_OQ);
     return _mm256_andnot_ps(minus_inf, y);

@@ -1,5 +1,5 @@
 // Tuned sigmoid: y = 1 / (1 + e^-x) for float32, float16 and bfloat16.
-// AVX2 + FMA with a polynomial e^x (< 2 ulp in fp32), F16C / bit-trick fp16 and bf16
+// AVX2 + FMA with a polynomial e^x (< 2 ulp), F16C / bit-trick fp16 and bf16
 // conversion, OpenMP ranges split on 64-byte lines of y, and non-temporal stores for large
 // outputs. Without AVX2, FMA and F16C the same file builds a scalar loop.
 #include <omp.h>
@@ -119,30 +119,34 @@ struct Dtype<HB_BFLOAT16> {
 
 // ---- Vector math --------------------------------------------------------------------------
 
-// e^x for 8 lanes. n = round(x / ln2), r = x - n ln2 in two steps (|r| <= ln2/2), then
-// e^r = 1 + r + r^2 Q(r) with Q a degree-4 fit (error 8e-9), and 2^n applied as two factors
-// so that n from -159 to 128 needs no special case: overflow gives inf, small x gives
-// correctly rounded subnormals and then 0. NaN propagates.
-inline __m256 exp8(__m256 x) {
-    // min/max return their second operand when one is NaN, so NaN survives the clamp.
-    x = _mm256_max_ps(_mm256_set1_ps(-110.0f), _mm256_min_ps(_mm256_set1_ps(89.0f), x));
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);  // ln2 high part, exact n*hi
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440054690583e-4f), r);  // ln2 - high part
+// e^(r + n ln2) = e^r 2^n for |r| <= ln2/2: e^r = 1 + r + r^2 Q(r) with Q a degree-4 fit
+// (error 8e-9), and 2^n applied as two factors so that n from -159 to 128 needs no special
+// case: n = 128 overflows to inf, n below -126 gives correctly rounded subnormals, then 0.
+inline __m256 exp_reduced8(__m256 r, __m256i n) {
     __m256 q = _mm256_set1_ps(1.392617612e-3f);
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(8.363173075e-3f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.166655466e-2f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.666657703e-1f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
     const __m256 p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r), _mm256_set1_ps(1.0f));
-    const __m256i ni = _mm256_cvtps_epi32(n);
-    const __m256i n1 = _mm256_srai_epi32(ni, 1);
-    const __m256i n2 = _mm256_sub_epi32(ni, n1);
+    const __m256i n1 = _mm256_srai_epi32(n, 1);
+    const __m256i n2 = _mm256_sub_epi32(n, n1);
     const __m256i bias = _mm256_set1_epi32(127);
     const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
     const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
     return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+// e^x for 8 lanes, < 2 ulp: n = round(x / ln2), r = x - n ln2 with ln2 split in two so that
+// n * high part is exact. Clamping to [-110, 89] keeps n in the range exp_reduced8 handles.
+inline __m256 exp8(__m256 x) {
+    // min/max return their second operand when one is NaN, so NaN survives the clamp.
+    x = _mm256_max_ps(_mm256_set1_ps(-110.0f), _mm256_min_ps(_mm256_set1_ps(89.0f), x));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440054690583e-4f), r);
+    return exp_reduced8(r, _mm256_cvtps_epi32(n));
 }
 
 // e^-x = inf for x = -inf gives 1 / inf = 0, the right limit.

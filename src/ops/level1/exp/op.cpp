@@ -12,7 +12,8 @@ class ExpOp final : public OperatorWithCompute<ExpOp> {
     std::string name() const override { return "exp"; }
     int level() const override { return 1; }
     std::string baseline_description() const override {
-        return "oneDNN eltwise_linear (scale, shift folded with ln(base)) with an eltwise_exp post-op";
+        return "oneDNN eltwise_exp (default attributes) or binary_add with a src0 scale and an eltwise_exp post-op "
+               "(jit fp32; float16/bfloat16 converted to fp32 on CPUs without native half support)";
     }
     std::vector<ArgSpec> infer_outputs(const Problem& p) const override { return same_shape_output(p, "y"); }
 

@@ -3,6 +3,9 @@
 //   float32: the jit:avx2 primitive, x -> y directly.
 //   float16, bfloat16: unimplemented without AVX-512, so x is widened into the fp32
 //     workspace, the fp32 primitive runs in place, and the result is narrowed into y.
+// Accuracy (measured against fp64): relative errors above 1.2e-3 (up to 0.9) for x in about
+// [-26, -10], so fp32 cases whose range covers that tail can fail the precision gate;
+// mish(-inf) is NaN, as in the golden.
 #include <immintrin.h>
 
 #include <cstdint>

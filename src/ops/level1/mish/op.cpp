@@ -1,6 +1,7 @@
 // mish(x): y = x * tanh(softplus(x)), softplus(x) = log(1 + e^x).
 // Like torch, the formula is evaluated as written: mish(-inf) is -inf * tanh(0) = NaN.
 #include <cmath>
+#include <limits>
 
 #include "ops/elementwise.hpp"
 #include "ops/register.hpp"
@@ -26,6 +27,9 @@ class MishOp final : public OperatorWithCompute<MishOp> {
             // and e^x would overflow fp32 past 88.7.
             const T softplus = x[i] > T(20) ? x[i] : std::log1p(std::exp(x[i]));
             y[i] = x[i] * std::tanh(softplus);
+            // The limit at -inf is -0; the formula's -inf * tanh(0) = NaN is an artifact
+            // (docs/methodology.md "Limits at infinity").
+            if (x[i] == -std::numeric_limits<T>::infinity()) y[i] = -T(0);
         }
     }
 

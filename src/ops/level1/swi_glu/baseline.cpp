@@ -17,6 +17,9 @@ namespace {
 using namespace hb::baseline;
 
 // Shortest contiguous half for which per-slice oneDNN calls beat the fused loop here.
+// Measured single-threaded (4M-element fp32 input): oneDNN vs loop 28 vs 26 ms at
+// 256-element halves, 20 vs 25 ms at 1024, 5 vs 21 ms at 4096, 2.7 vs 11 ms at one slice;
+// each execution also forks the thread team, which raises the break-even with threads.
 constexpr std::int64_t onednn_min_half_block = 4096;
 
 struct SwishThenMul {

@@ -1,6 +1,7 @@
 // swi_glu(input, dim=-1): split input into halves a, b along dim; output = silu(a) * b with
 // silu(a) = a / (1 + e^-a). The output has the input's shape with dim halved.
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "ops/register.hpp"
@@ -63,7 +64,12 @@ class SwiGluOp final : public OperatorWithCompute<SwiGluOp> {
             const T* a = x.v.data() + o * 2 * half_block;
             const T* b = a + half_block;
             T* dst = y.data() + o * half_block;
-            for (std::int64_t i = 0; i < half_block; ++i) dst[i] = a[i] / (T(1) + std::exp(-a[i])) * b[i];
+            for (std::int64_t i = 0; i < half_block; ++i) {
+                // silu(-inf) is the limit -0, not the formula's -inf/inf = NaN
+                // (docs/methodology.md "Limits at infinity").
+                const T silu = a[i] == -std::numeric_limits<T>::infinity() ? -T(0) : a[i] / (T(1) + std::exp(-a[i]));
+                dst[i] = silu * b[i];
+            }
         }
     }
 
@@ -98,6 +104,13 @@ class SwiGluOp final : public OperatorWithCompute<SwiGluOp> {
         if (split % 2 != 0) split += 1;
         out.inputs.at(0).shapes = {shape};
         out.attrs = {{"dim", AttrValue::of_int(dim)}};
+    }
+
+    // fp32/bf16 limits (+-3e38) would overflow every product a * b and test nothing but
+    // infinities; +-88, the exp-type boundary, drives e^-a to the edge of fp32 instead.
+    // fp16 keeps its own limit, where the fp16 product overflows but the fp32 silu does not.
+    ValueRange boundary_range(DType dtype) const override {
+        return dtype == DType::f16 ? ValueRange{-65504, 65504} : ValueRange{-88, 88};
     }
 };
 

@@ -1,0 +1,1 @@
+../../../examples/cpu/reference/foreach_norm.cpp

@@ -1,0 +1,5 @@
+#include "hapbench/kernel.h"
+
+extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
+    this is not C++;
+}

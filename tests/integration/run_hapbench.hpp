@@ -1,0 +1,47 @@
+// Runs the hapbench binary like a user and captures exit code, stdout and stderr.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace hb::test {
+
+struct CommandResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+    nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+inline CommandResult run_hapbench(const std::string& args) {
+    const std::string err_file = std::tmpnam(nullptr);
+    const std::string cmd = std::string(HB_HAPBENCH_BIN) + " " + args + " 2>" + err_file;
+    CommandResult r;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    std::array<char, 65536> buffer{};
+    std::size_t n;
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream e(err_file);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    std::remove(err_file.c_str());
+    return r;
+}
+
+inline const nlohmann::json* find_operator(const nlohmann::json& run, const std::string& op) {
+    for (const auto& o : run.at("operators"))
+        if (o.at("operator") == op) return &o;
+    return nullptr;
+}
+
+}  // namespace hb::test

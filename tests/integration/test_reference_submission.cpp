@@ -1,0 +1,73 @@
+// The bundled reference submission passes every public level-1 case, timed with reduced
+// repeats against the example hardware model (no calibration in tests), and the results
+// file carries the fields scripts rely on.
+#include <gtest/gtest.h>
+
+#include "run_hapbench.hpp"
+
+namespace hb::test {
+namespace {
+
+class ReferenceSubmission : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        result_ = new CommandResult(run_hapbench(std::string("eval --submission ") + HB_SOURCE_DIR +
+                                                 "/examples/cpu/reference --hardware cpu-example --warmup 1 --repeat 1"
+                                                 " --max-repeat 2 --time-target 0.001 --format json"));
+        run_ = new nlohmann::json(result_->json());
+    }
+    static void TearDownTestSuite() {
+        delete run_;
+        delete result_;
+    }
+    static CommandResult* result_;
+    static nlohmann::json* run_;
+};
+CommandResult* ReferenceSubmission::result_ = nullptr;
+nlohmann::json* ReferenceSubmission::run_ = nullptr;
+
+TEST_F(ReferenceSubmission, EveryPublicLevel1CasePassesCorrectness) {
+    int cases = 0;
+    for (const auto& c : run_->at("cases")) {
+        ++cases;
+        EXPECT_TRUE(c.at("passed").get<bool>()) << c.at("operator") << " case " << c.at("case_id") << ": "
+                                                << c.at("status") << " " << c.at("message");
+    }
+    EXPECT_EQ(cases, 160);
+}
+
+TEST_F(ReferenceSubmission, ResultsCarryTheDocumentedFields) {
+    for (const char* field : {"cases", "operators", "total_score", "environment", "suite", "timing_plan", "phases_s"})
+        EXPECT_TRUE(run_->contains(field)) << field;
+    const auto& c = run_->at("cases").at(0);
+    for (const char* field : {"operator", "level", "case_id", "status", "passed", "t_cand_us", "t_base_us", "t_hw_us",
+                              "bottleneck", "score", "precision", "candidate_timing", "baseline_timing"})
+        EXPECT_TRUE(c.contains(field)) << field;
+    const auto& op = run_->at("operators").at(0);
+    for (const char* field : {"operator", "level", "op_score"}) EXPECT_TRUE(op.contains(field)) << field;
+    EXPECT_EQ(run_->at("environment").at("hardware").at("name"), "cpu-example");
+}
+
+TEST_F(ReferenceSubmission, EveryPassingCaseIsTimedAndBounded) {
+    for (const auto& c : run_->at("cases")) {
+        if (!c.at("passed").get<bool>()) continue;
+        EXPECT_GT(c.at("t_hw_us").get<double>(), 0) << c.at("operator") << " " << c.at("case_id");
+        EXPECT_GT(c.at("t_cand_us").get<double>(), 0) << c.at("operator") << " " << c.at("case_id");
+        EXPECT_GT(c.at("t_base_us").get<double>(), 0) << c.at("operator") << " " << c.at("case_id");
+        EXPECT_GE(c.at("verified_timed_calls").get<int>(), 1);
+    }
+}
+
+TEST_F(ReferenceSubmission, OperatorScoresAddUpToTheTotal) {
+    double sum = 0;
+    for (const auto& op : run_->at("operators")) {
+        const double s = op.at("op_score");
+        EXPECT_GE(s, 50.0) << op.at("operator");  // compile + correctness credit at least
+        EXPECT_LE(s, 100.0) << op.at("operator");
+        sum += s;
+    }
+    EXPECT_NEAR(sum, run_->at("total_score").get<double>(), 1e-6);
+}
+
+}  // namespace
+}  // namespace hb::test
