@@ -25,6 +25,7 @@ class ExpOp final : public OperatorWithCompute<ExpOp> {
         const T log_base = base > T(0) ? std::log(base) : T(1);
         const auto& x = in[0].one().v;
         auto& y = out[0].one().v;
+#pragma omp parallel for schedule(static)
         for (std::size_t i = 0; i < x.size(); ++i) {
             T arg = scale * x[i] + shift;
             y[i] = std::exp(base > T(0) ? arg * log_base : arg);

@@ -17,7 +17,7 @@ bool run_onednn(const hb_tensor& x1, const hb_tensor& x2, const hb_tensor& x3, h
     const auto type = dnnl_type(x1.dtype);
     if (!type) return false;
     const std::int64_t n = hb_numel(&x1);
-    const dnnl::memory::desc md({n}, *type, dnnl::memory::format_tag::a);
+    const dnnl::memory::desc md = flat_desc(n, *type);
     std::uint32_t scalar_bits;
     std::memcpy(&scalar_bits, &scalar, sizeof scalar_bits);
     const std::string key = dtype_label(x1.dtype) + ":" + std::to_string(n) + ":" + std::to_string(scalar_bits);

@@ -37,6 +37,7 @@ class ForeachAddcdivScalarOp final : public OperatorWithCompute<ForeachAddcdivSc
             const auto& x3 = in[2].tensors[m].v;
             auto& y = out[0].tensors[m].v;
             // torch's CPU kernel evaluates self + (value * tensor1) / tensor2 in this order.
+#pragma omp parallel for schedule(static)
             for (std::size_t i = 0; i < y.size(); ++i) y[i] = x1[i] + scalar * x2[i] / x3[i];
         }
     }

@@ -32,6 +32,7 @@ class GeluOp final : public OperatorWithCompute<GeluOp> {
         if (approximate_is_tanh(p)) {
             const T beta = static_cast<T>(std::sqrt(2.0 / std::numbers::pi));
             const T kappa = static_cast<T>(0.044715);
+#pragma omp parallel for schedule(static)
             for (std::size_t i = 0; i < x.size(); ++i) {
                 const T inner = beta * (x[i] + kappa * x[i] * x[i] * x[i]);
                 y[i] = T(0.5) * x[i] * (T(1) + std::tanh(inner));
@@ -39,6 +40,7 @@ class GeluOp final : public OperatorWithCompute<GeluOp> {
             }
         } else {
             const T inv_sqrt2 = static_cast<T>(1.0 / std::numbers::sqrt2);
+#pragma omp parallel for schedule(static)
             for (std::size_t i = 0; i < x.size(); ++i) {
                 y[i] = x[i] * T(0.5) * (T(1) + std::erf(x[i] * inv_sqrt2));
                 // gelu is continuous at -inf with limit -0; the formula's -inf * 0 = NaN is an

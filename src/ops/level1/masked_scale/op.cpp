@@ -32,6 +32,7 @@ class MaskedScaleOp final : public OperatorWithCompute<MaskedScaleOp> {
         const auto& x = in[0].one().v;
         const auto& mask = in[1].one().v;
         auto& y = out[0].one().v;
+#pragma omp parallel for schedule(static)
         for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i] * mask[i] * scale;
     }
 

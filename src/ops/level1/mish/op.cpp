@@ -22,6 +22,7 @@ class MishOp final : public OperatorWithCompute<MishOp> {
     void compute(const Problem& p, const ValueArgs<T>& in, ValueArgs<T>& out) const {
         const auto& x = in[0].one().v;
         auto& y = out[0].one().v;
+#pragma omp parallel for schedule(static)
         for (std::size_t i = 0; i < x.size(); ++i) {
             // torch's softplus threshold: above 20, log1p(e^x) equals x to working precision
             // and e^x would overflow fp32 past 88.7.

@@ -20,6 +20,7 @@ class SigmoidOp final : public OperatorWithCompute<SigmoidOp> {
     void compute(const Problem& p, const ValueArgs<T>& in, ValueArgs<T>& out) const {
         const auto& x = in[0].one().v;
         auto& y = out[0].one().v;
+#pragma omp parallel for schedule(static)
         for (std::size_t i = 0; i < x.size(); ++i) y[i] = T(1) / (T(1) + std::exp(-x[i]));
     }
 

@@ -29,7 +29,7 @@ struct SwishThenMul {
 bool run_onednn(hb_dtype dtype, const char* input, char* output, std::int64_t outer, std::int64_t half_block) {
     const auto type = dnnl_type(dtype);
     if (!type || half_block < onednn_min_half_block) return false;
-    const dnnl::memory::desc md({half_block}, *type, dnnl::memory::format_tag::a);
+    const dnnl::memory::desc md = flat_desc(half_block, *type);
     const std::string key = dtype_label(dtype) + ":" + std::to_string(half_block);
     const auto& swish = cached_primitive("swish:" + key, [&]() -> std::optional<dnnl::primitive> {
         return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(

@@ -64,6 +64,7 @@ class SwiGluOp final : public OperatorWithCompute<SwiGluOp> {
             const T* a = x.v.data() + o * 2 * half_block;
             const T* b = a + half_block;
             T* dst = y.data() + o * half_block;
+#pragma omp parallel for schedule(static) if (half_block >= 65536)
             for (std::int64_t i = 0; i < half_block; ++i) {
                 // silu(-inf) is the limit -0, not the formula's -inf/inf = NaN
                 // (docs/methodology.md "Limits at infinity").
