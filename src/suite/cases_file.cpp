@@ -1,5 +1,6 @@
 #include "suite/cases_file.hpp"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -75,7 +76,9 @@ CaseSpec parse_case(const std::string& file, const YAML::Node& node, const Proto
     if (!dtypes || !dtypes.IsSequence() || dtypes.size() == 0)
         yaml_fail(file, node, ctx + "dtype: expected a list of dtypes");
     for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-        const auto d = dtypes.size() == 1 ? dtypes[0] : (i < dtypes.size() ? dtypes[i] : YAML::Node());
+        auto d = dtypes.size() == 1 ? dtypes[0] : (i < dtypes.size() ? dtypes[i] : YAML::Node());
+        // A list input may give its members' dtype as a list; members share one dtype.
+        if (d && d.IsSequence() && d.size() > 0) d = d[0];
         auto& in = c.inputs[i];
         if (!in.present) continue;
         const std::string field = ctx + "dtype[" + std::to_string(i) + "] (" + proto.inputs[i].name + ")";
@@ -93,6 +96,11 @@ CaseSpec parse_case(const std::string& file, const YAML::Node& node, const Proto
         for (const auto& kv : attrs) {
             const std::string name = kv.first.Scalar();
             const AttrDef* def = proto.find_attr(name);
+            // The reference data also writes `input_name: null` among the attrs for an
+            // optional input that is absent; that says nothing new.
+            const bool names_optional_input = std::any_of(proto.inputs.begin(), proto.inputs.end(),
+                [&](const InputDef& in) { return in.name == name && in.optional; });
+            if (!def && names_optional_input && kv.second.IsNull()) continue;
             if (!def) {
                 std::string known;
                 for (const auto& a : proto.attrs) known += (known.empty() ? "" : ", ") + a.name;
@@ -106,23 +114,36 @@ CaseSpec parse_case(const std::string& file, const YAML::Node& node, const Proto
         if (def.required && !def.default_value && !c.attrs.count(def.name))
             yaml_fail(file, node, ctx + "attrs." + def.name + ": required attribute is missing");
 
-    // value_range: one [min, max] for every input, or one per present input in order (the
-    // last repeats when fewer are given).
+    // value_range: one [min, max] for every input; or a list with one entry per proto input
+    // (null for an absent one); or a shorter list, one per present input in order, the last
+    // repeating when fewer are given.
     if (const auto vr = node["value_range"]; vr && !vr.IsNull()) {
-        std::vector<ValueRange> ranges;
         if (is_pair_of_numbers(vr)) {
-            ranges.push_back(parse_range(file, vr, ctx + "value_range"));
-        } else if (vr.IsSequence()) {
-            for (std::size_t k = 0; k < vr.size(); ++k)
-                ranges.push_back(parse_range(file, vr[k], ctx + "value_range[" + std::to_string(k) + "]"));
+            const ValueRange r = parse_range(file, vr, ctx + "value_range");
+            for (auto& in : c.inputs)
+                if (in.present) in.range = r;
+        } else if (vr.IsSequence() && vr.size() > 0) {
+            std::vector<std::optional<ValueRange>> ranges;
+            for (std::size_t k = 0; k < vr.size(); ++k) {
+                YAML::Node entry = vr[k];
+                // A list input may give one range per member; members share the first.
+                if (entry.IsSequence() && entry.size() > 0 && entry[0].IsSequence()) entry = entry[0];
+                if (entry.IsNull()) ranges.emplace_back();
+                else ranges.push_back(parse_range(file, entry, ctx + "value_range[" + std::to_string(k) + "]"));
+            }
+            if (ranges.size() == c.inputs.size()) {
+                for (std::size_t i = 0; i < c.inputs.size(); ++i)
+                    if (c.inputs[i].present) c.inputs[i].range = ranges[i];
+            } else {
+                std::size_t next = 0;
+                for (auto& in : c.inputs) {
+                    if (!in.present) continue;
+                    in.range = ranges[std::min(next, ranges.size() - 1)];
+                    ++next;
+                }
+            }
         } else {
             yaml_fail(file, vr, ctx + "value_range: expected [min, max] or a list of them");
-        }
-        std::size_t next = 0;
-        for (auto& in : c.inputs) {
-            if (!in.present) continue;
-            in.range = ranges[std::min(next, ranges.size() - 1)];
-            ++next;
         }
     }
     return c;

@@ -100,6 +100,35 @@ Proto load_proto(const std::string& path, const std::string& op_dir_name, int le
         proto.outputs.push_back(std::move(def));
     }
 
+    // The schema is authoritative for argument kinds: `Tensor[] w` is a list, `Tensor? b`
+    // optional (the reference data leaves is_list/optional out for some of them).
+    if (!proto.schema.empty()) {
+        const auto open = proto.schema.find('('), close = proto.schema.find(')');
+        if (open != std::string::npos && close != std::string::npos && close > open) {
+            std::string args = proto.schema.substr(open + 1, close - open - 1);
+            std::size_t start = 0;
+            while (start < args.size()) {
+                std::size_t end = args.find(',', start);
+                if (end == std::string::npos) end = args.size();
+                std::string arg = args.substr(start, end - start);
+                start = end + 1;
+                const auto first = arg.find_first_not_of(' ');
+                if (first == std::string::npos) continue;
+                arg = arg.substr(first);
+                const auto space = arg.find(' ');
+                if (space == std::string::npos || arg.rfind("Tensor", 0) != 0) continue;
+                const std::string type = arg.substr(0, space);
+                std::string name = arg.substr(space + 1);
+                name = name.substr(0, name.find_first_of(" ="));
+                for (auto& in : proto.inputs) {
+                    if (in.name != name) continue;
+                    if (type.find("[]") != std::string::npos) in.is_list = true;
+                    if (type.back() == '?') in.optional = true;
+                }
+            }
+        }
+    }
+
     if (const auto taus = op["precision_thresholds"]; taus && !taus.IsNull()) {
         if (!taus.IsMap()) yaml_fail(path, taus, "operator.precision_thresholds: expected a mapping dtype: tau");
         for (const auto& kv : taus) {
