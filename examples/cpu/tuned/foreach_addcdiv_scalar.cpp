@@ -1,0 +1,1 @@
+../reference/foreach_addcdiv_scalar.cpp

@@ -1,0 +1,1 @@
+../reference/foreach_norm.cpp

@@ -1,0 +1,1 @@
+../reference/masked_scale.cpp
