@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "hap/hardware_source.hpp"
 #include "hap/solver.hpp"
@@ -202,7 +204,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
 
     // Correctness-only runs need no hardware model unless one is named: no calibration.
     std::optional<HardwareModel> model;
-    if (!options.no_perf || !options.hardware.empty()) model = resolve_hardware_model(options.hardware, false);
+    if (!options.no_perf || !options.hardware.empty()) model = resolve_hardware_model(options.hardware, false, options.recalibrate);
     run.hardware = model ? hardware_model_summary(*model) : nlohmann::json{{"name", "none"}, {"origin", "not used: --no-perf"}};
     const bool calibrated = model && model->provenance.origin == PeakOrigin::calibrated;
 
@@ -423,8 +425,11 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                     const double limit = calibrated ? c.t_hw_us * (1 - options.calibrated_margin) : c.t_hw_us;
                     if (c.t_cand_us < limit) {
                         c.status = CaseStatus::impossible_time;
-                        c.audit.push_back("IMPOSSIBLE_TIME: measured " + std::to_string(c.t_cand_us) + " us < T_HW " +
-                                          std::to_string(c.t_hw_us) + " us" + (calibrated ? " minus the calibration margin" : ""));
+                        c.audit.push_back(fmt::format(
+                            "IMPOSSIBLE_TIME: measured {:.2f} us < T_HW {:.2f} us{}", c.t_cand_us, c.t_hw_us,
+                            calibrated ? " minus the " + std::to_string(static_cast<int>(options.calibrated_margin * 100)) + "% calibration margin (if the model was calibrated on a busy "
+                                         "machine its peaks are too low: run `hapbench eval --recalibrate` on an idle one)"
+                                       : ""));
                         c.message = c.audit.back();
                     } else {
                         c.score_i = case_performance_score(c.t_cand_us, c.t_base_us, c.t_hw_us);

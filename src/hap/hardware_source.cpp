@@ -1,13 +1,18 @@
 #include "hap/hardware_source.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 #include "hap/calibrate.hpp"
 
 namespace hb {
 
-HardwareModel resolve_hardware_model(const std::string& path_or_name, bool quiet) {
+HardwareModel resolve_hardware_model(const std::string& path_or_name, bool quiet, bool recalibrate) {
     if (!path_or_name.empty()) return load_hardware_model(path_or_name);
+    if (recalibrate) {
+        std::error_code ignored;
+        std::filesystem::remove(default_calibration_cache_path(), ignored);
+    }
     CalibrateOptions options;
     if (!quiet) options.progress = [](const std::string& line) { std::cerr << "calibrate: " << line << "\n"; };
     return load_or_calibrate(options);

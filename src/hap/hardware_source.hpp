@@ -10,7 +10,8 @@
 
 namespace hb {
 
-HardwareModel resolve_hardware_model(const std::string& path_or_name, bool quiet);
+// `recalibrate` replaces the cached model with a new measurement.
+HardwareModel resolve_hardware_model(const std::string& path_or_name, bool quiet, bool recalibrate = false);
 // Name, kind, origin, provenance and every unit's peaks, for the results file.
 nlohmann::json hardware_model_summary(const HardwareModel& model);
 
