@@ -2,9 +2,11 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -21,7 +23,10 @@ struct CommandResult {
 };
 
 inline CommandResult run_hapbench(const std::string& args) {
-    const std::string err_file = std::tmpnam(nullptr);
+    char err_template[] = "/tmp/hapbench-test-stderr-XXXXXX";
+    const int err_fd = mkstemp(err_template);
+    if (err_fd >= 0) close(err_fd);
+    const std::string err_file = err_template;
     const std::string cmd = std::string(HB_HAPBENCH_BIN) + " " + args + " 2>" + err_file;
     CommandResult r;
     FILE* pipe = popen(cmd.c_str(), "r");
