@@ -25,6 +25,11 @@
 #include <immintrin.h>
 #endif
 
+// Hidden: each baseline shared object keeps its own engine, stream and caches, as a
+// self-contained kernel library would. Default visibility would make the statics of these
+// inline functions process-wide (STB_GNU_UNIQUE) and the object impossible to dlclose.
+#pragma GCC visibility push(hidden)
+
 namespace hb::baseline {
 
 inline dnnl::engine& cpu_engine() {
@@ -255,3 +260,5 @@ inline void narrow_from_f32(const float* src, const FlatTensor& dst) {
 }
 
 }  // namespace hb::baseline
+
+#pragma GCC visibility pop

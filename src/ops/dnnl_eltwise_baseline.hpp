@@ -13,6 +13,8 @@
 
 #include "ops/baseline_support.hpp"
 
+#pragma GCC visibility push(hidden)  // as in baseline_support.hpp
+
 namespace hb::baseline {
 
 // The workspace hapbench_workspace_bytes asks for: fp32 room for x when the primitive
@@ -108,3 +110,5 @@ inline int eltwise_baseline_kernel(const hb_call* call, dnnl::algorithm algorith
 }
 
 }  // namespace hb::baseline
+
+#pragma GCC visibility pop
