@@ -18,6 +18,8 @@ void add_hap(CLI::App& app, Action& action);
 void add_calibrate(CLI::App& app, Action& action);
 void add_gen_cases(CLI::App& app, Action& action);
 void add_check_cases(CLI::App& app, Action& action);
+void add_export(CLI::App& app, Action& action);
+void add_compare(CLI::App& app, Action& action);
 
 // The repo's own suite/ directory (the default for --tasks).
 std::string default_tasks_dir();

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
     hb::cli::add_calibrate(app, action);
     hb::cli::add_gen_cases(app, action);
     hb::cli::add_check_cases(app, action);
+    hb::cli::add_export(app, action);
+    hb::cli::add_compare(app, action);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
