@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include "core/error.hpp"
 #include "core/npy.hpp"
@@ -96,6 +99,22 @@ TEST_F(IntegerOutputCase, OffByTwoFailsAtItsIndex) {
     EXPECT_EQ(v.first_mismatch_index, 2);
     EXPECT_EQ(v.first_mismatch_got, 9);
     EXPECT_NE(gate.reason.find("differ by more than 1"), std::string::npos) << gate.reason;
+}
+
+// The same verdicts through the command line, as a user runs it.
+int compare_exit_code(const std::string& case_dir, const std::string& candidate_file) {
+    const std::string cmd = std::string(HB_HAPBENCH_BIN) + " compare --case-dir " + case_dir + " --output y=" +
+                            candidate_file + " >/dev/null 2>&1";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(IntegerOutputCase, CommandLinePassesWithinPlusMinusOne) {
+    EXPECT_EQ(compare_exit_code(dir_.string(), candidate({-2, -1, 7, 99, -127, 126})), 0);
+}
+
+TEST_F(IntegerOutputCase, CommandLineFailsOffByTwo) {
+    EXPECT_EQ(compare_exit_code(dir_.string(), candidate({-3, 0, 9, 100, -128, 127})), 1);
 }
 
 TEST_F(IntegerOutputCase, StructuralMismatchesAreBadInput) {
