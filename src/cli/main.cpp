@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"hapbench: score compute kernels against the vendor baseline and the hardware limit (T_HW)"};
     app.set_version_flag("--version", std::string("hapbench ") + HAPBENCH_VERSION);
+    app.footer("Exit codes: 0 success (eval: every case passed), 1 eval finished with failing cases, "
+               "2 bad input, 3 internal error. Results schema and statuses: docs/results.md");
     app.require_subcommand(1);
     hb::cli::Action action;
     hb::cli::add_list(app, action);
