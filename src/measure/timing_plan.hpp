@@ -8,7 +8,7 @@ struct TimingPlan {
     int warmup = 3;
     int min_repeat = 5;
     int max_repeat = 200;
-    double target_s = 0.05;
+    double target_s = 0.1;
     // Bytes of rotated input copies a worker may hold at once; beyond it addresses repeat.
     double pool_bytes = 2.0 * 1024 * 1024 * 1024;
 
