@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "core/build_info.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "ops/registry.hpp"
@@ -10,7 +11,7 @@
 
 namespace hb::cli {
 
-std::string default_tasks_dir() { return std::string(HAPBENCH_SOURCE_DIR) + "/suite"; }
+std::string default_tasks_dir() { return source_dir() + "/suite"; }
 
 void add_list(CLI::App& app, Action& action) {
     auto* cmd = app.add_subcommand("list", "List the operators of a tasks directory and whether hapbench implements them");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/build_info.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 
@@ -12,7 +13,7 @@ int main(int argc, char** argv) {
     // A worker that dies mid-conversation must become a case status, not kill the harness.
     std::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"hapbench: score compute kernels against the vendor baseline and the hardware limit (T_HW)"};
-    app.set_version_flag("--version", std::string("hapbench ") + HAPBENCH_VERSION);
+    app.set_version_flag("--version", "hapbench " + hb::hapbench_version());
     app.footer("Exit codes: 0 success (eval: every case passed), 1 eval finished with failing cases, "
                "2 bad input, 3 internal error. Results schema and statuses: docs/results.md");
     app.require_subcommand(1);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/npy.hpp"
 #include "core/rng.hpp"
@@ -228,7 +229,7 @@ CaseExport export_case(const CaseExportOptions& options) {
     result.case_json = {
         {"format", "hapbench-case"},
         {"format_version", kCaseFormatVersion},
-        {"hapbench_version", HAPBENCH_VERSION},
+        {"hapbench_version", hapbench_version()},
         {"operator", entry.op},
         {"level", entry.level},
         {"case_id", spec->case_id},

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "hap/hardware_source.hpp"
 #include "hap/solver.hpp"
@@ -145,7 +146,7 @@ struct OperatorPlan {
 RunResult evaluate(const EvalOptions& options, const std::function<void(const Progress&)>& on_progress) {
     const auto run_start = Clock::now();
     RunResult run;
-    run.hapbench_version = HAPBENCH_VERSION;
+    run.hapbench_version = hapbench_version();
     run.started_at = iso_now();
     run.target = options.target;
     run.submission = options.submission_dir;
@@ -200,7 +201,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                        {"build_timeout_s", options.build_timeout_s}, {"cache_eviction", "clflushopt of inputs, outputs, workspace before every call"},
                        {"input_rotation", "circular shift per timed call, fresh addresses"}};
     run.compiler = {{"version", cpu_compiler_version()}, {"command", target->build_description()}};
-    run.libraries = {{"onednn", HAPBENCH_DNNL_VERSION}};
+    run.libraries = {{"onednn", dnnl_version()}};
 
     // Correctness-only runs need no hardware model unless one is named: no calibration.
     std::optional<HardwareModel> model;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <memory>
 
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "hap/cpu_info.hpp"
 #include "hap/cpu_microbench.hpp"
@@ -117,7 +118,7 @@ HardwareModel calibrate_cpu(const CalibrateOptions& options) {
     const std::string threads_text = std::to_string(n) + " thread" + (n == 1 ? "" : "s") + " pinned one per CPU";
     // Name the op-cost file relative to the source tree, so that models compare across checkouts.
     std::string costs_name = costs.source_path;
-    const std::string source_root = std::string(HAPBENCH_SOURCE_DIR) + "/";
+    const std::string source_root = source_dir() + "/";
     if (costs_name.rfind(source_root, 0) == 0) costs_name = costs_name.substr(source_root.size());
     const std::string best_text = "best of " + std::to_string(runs) + " runs";
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/build_info.hpp"
 #include "hap/model_yaml.hpp"
 #include "suite/yaml_util.hpp"
 
@@ -17,7 +18,7 @@ void check_positive(const std::string& file, const YAML::Node& node, const Figur
 }
 }  // namespace
 
-std::string default_cpu_op_costs_path() { return std::string(HAPBENCH_SOURCE_DIR) + "/hardware/op-costs/cpu.yaml"; }
+std::string default_cpu_op_costs_path() { return source_dir() + "/hardware/op-costs/cpu.yaml"; }
 
 CpuOpCosts load_cpu_op_costs(const std::string& path) {
     const YAML::Node root = yaml_load_file(path);

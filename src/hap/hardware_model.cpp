@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "hap/model_yaml.hpp"
 #include "suite/yaml_util.hpp"
@@ -281,7 +282,7 @@ void validate_hardware_model(const HardwareModel& model) {
     check_model(model, [&](const std::string&) { return origin; });
 }
 
-std::string hardware_model_dir() { return std::string(HAPBENCH_SOURCE_DIR) + "/hardware"; }
+std::string hardware_model_dir() { return source_dir() + "/hardware"; }
 
 std::vector<std::string> known_hardware_models() {
     std::vector<std::string> names;

@@ -35,6 +35,7 @@ struct CaseDraw {
     DType dtype = DType::f32;
     RangeGroup range_group = RangeGroup::symmetric_small;
     ValueRange range;
+    int index = 0;  // position of the case in its batch (0-based), for cycling attributes
 };
 
 class CaseSampler {
@@ -53,6 +54,13 @@ class CaseSampler {
     template <typename T>
     const T& pick(const std::vector<T>& options) {
         return options[static_cast<std::size_t>(rng_.uniform_int(0, static_cast<std::int64_t>(options.size()) - 1))];
+    }
+
+    // Deterministic coverage: the case at batch position i takes options[i % size], so a
+    // batch of 20 cases meets every value of an attribute with up to 20 values.
+    template <typename T>
+    const T& cycle(const std::vector<T>& options) {
+        return options[static_cast<std::size_t>(draw_.index) % options.size()];
     }
 
   private:

@@ -97,6 +97,7 @@ std::vector<CaseSpec> generate_cases(const Operator& op, const Proto& proto, con
             draw.aligned = aligned[idx] != 0;
             draw.dtype = dtype_plan[idx];
             draw.range_group = group_plan[idx];
+            draw.index = i;
             draw.range = concrete_range(draw.range_group, draw.dtype, op, rng);
             const double lo = draw.regime == Regime::small ? profile.min_elements
                               : draw.regime == Regime::medium ? profile.small_below : profile.medium_below;

@@ -157,7 +157,7 @@ TEST(HardwareModel, UnknownNameListsTheKnownModels) {
 
 TEST(HardwareModel, ToYamlRoundTrips) {
     for (const std::string& source : {write_temp("round.yaml", valid_yaml),
-                                      std::string(HAPBENCH_SOURCE_DIR) + "/hardware/cpu-example.yaml"}) {
+                                      std::string(HB_SOURCE_DIR) + "/hardware/cpu-example.yaml"}) {
         const HardwareModel original = load_hardware_model(source);
         const std::string text = to_yaml(original);
         const HardwareModel again = parse_hardware_model(text, "round trip of " + source);

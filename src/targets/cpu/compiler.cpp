@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/build_info.hpp"
 #include "core/subprocess.hpp"
 
 namespace hb {
@@ -12,7 +13,7 @@ std::string compiler() {
     const char* cxx = std::getenv("CXX");
     return cxx && *cxx ? cxx : "g++";
 }
-std::string include_dir() { return std::string(HAPBENCH_SOURCE_DIR) + "/include"; }
+std::string include_dir() { return source_dir() + "/include"; }
 }  // namespace
 
 std::vector<std::string> cpu_compile_command(const std::string& source, const std::string& output) {
