@@ -10,6 +10,7 @@ packages=(
   libcli11-dev                     # command line
   libfmt-dev                       # formatting of reports
   libdnnl-dev                      # oneDNN: the vendor baseline on the cpu target
+  libseccomp-dev                   # the candidate worker's system-call sandbox
   libgtest-dev                     # unit tests
 )
 

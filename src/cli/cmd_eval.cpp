@@ -66,6 +66,9 @@ void add_eval(CLI::App& app, Action& action) {
     cmd->add_option("--time-target", o->plan.target_s, "Seconds of timed calls to aim for per case")->capture_default_str();
     cmd->add_option("--threads", o->threads, "Threads for candidate and baseline (0: all allowed cores)")->capture_default_str();
     cmd->add_flag("--no-perf", o->no_perf, "Check correctness only; no timing, no performance score");
+    cmd->add_option("--verify-calls", o->verified_timed_calls, "Timed calls per case whose outputs are verified (drawn at random)")->capture_default_str()->check(CLI::NonNegativeNumber);
+    cmd->add_option("--pool-bytes", o->plan.pool_bytes, "Memory for fresh timed-call inputs; fewer bytes reuse addresses sooner")->capture_default_str()->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--no-sandbox", [o](std::int64_t) { o->sandbox = false; }, "Run candidates without the seccomp sandbox (only to measure its cost; recorded in the results)");
     cmd->add_flag("--two-trial", o->two_trial, "Also run trial 2 (seed + 1, inputs + 0.01) on passing cases");
     cmd->add_option("--timeout", o->op_timeout_s, "Time budget per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
     cmd->add_option("--build-timeout", o->build_timeout_s, "Build time limit per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);

@@ -1,17 +1,22 @@
 // hapbench: evaluate compute kernels against a vendor baseline and the hardware limit.
 // Exit codes: 0 success (eval: every evaluated case passed), 1 eval finished with failing
 // cases, 2 bad input (flags, files, unknown names), 3 internal error. See docs/results.md.
+#include <sys/prctl.h>
+
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 
-#include "core/build_info.hpp"
 #include "cli/commands.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {
     // A worker that dies mid-conversation must become a case status, not kill the harness.
     std::signal(SIGPIPE, SIG_IGN);
+    // The goldens live in this process: non-dumpable, its memory (/proc/<pid>/mem) is closed to
+    // processes without CAP_SYS_PTRACE, which the candidate's worker drops (docs/security.md).
+    prctl(PR_SET_DUMPABLE, 0);
     CLI::App app{"hapbench: score compute kernels against the vendor baseline and the hardware limit (T_HW)"};
     app.set_version_flag("--version", "hapbench " + hb::hapbench_version());
     app.footer("Exit codes: 0 success (eval: every case passed), 1 eval finished with failing cases, "

@@ -16,6 +16,11 @@ std::string status_name(CaseStatus s) {
         case CaseStatus::out_of_bounds: return "OUT_OF_BOUNDS";
         case CaseStatus::input_mutation: return "INPUT_MUTATION";
         case CaseStatus::output_unwritten: return "OUTPUT_UNWRITTEN";
+        case CaseStatus::nondeterministic: return "NONDETERMINISTIC";
+        case CaseStatus::async_work: return "ASYNC_WORK";
+        case CaseStatus::delegation: return "DELEGATION";
+        case CaseStatus::sandbox_violation: return "SANDBOX_VIOLATION";
+        case CaseStatus::resource_limit: return "RESOURCE_LIMIT";
         case CaseStatus::not_run: return "NOT_RUN";
     }
     return "UNKNOWN";
@@ -31,6 +36,10 @@ bool is_structural_failure(CaseStatus s) {
         case CaseStatus::out_of_bounds:
         case CaseStatus::input_mutation:
         case CaseStatus::output_unwritten:
+        case CaseStatus::async_work:
+        case CaseStatus::delegation:
+        case CaseStatus::sandbox_violation:
+        case CaseStatus::resource_limit:
         case CaseStatus::not_run: return true;
         default: return false;
     }

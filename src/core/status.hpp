@@ -18,6 +18,11 @@ enum class CaseStatus {
     out_of_bounds,           // a write into the guard page after an output or the workspace
     input_mutation,          // a write into an input (inputs are read-only during calls)
     output_unwritten,        // output elements were never written
+    nondeterministic,        // two calls on identical inputs disagreed beyond the tolerance
+    async_work,              // outputs changed after the call returned (work left running)
+    delegation,              // the object calls a vendor library, dlopen/dlsym or raw syscall, or exports more than its entry points
+    sandbox_violation,       // a system call outside the sandbox's allowlist, or forged harness messages
+    resource_limit,          // the worker ran into its address-space, CPU-time or file-size limit
     not_run,                 // not evaluated (operator not implemented by hapbench, --no-run)
 };
 

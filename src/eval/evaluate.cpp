@@ -23,6 +23,7 @@
 #include "targets/cpu/compiler.hpp"
 #include "targets/target.hpp"
 #include "verify/precision_gate.hpp"
+#include "verify/thresholds.hpp"
 
 namespace fs = std::filesystem;
 
@@ -87,8 +88,45 @@ CaseStatus status_of(RunOutcome o) {
         case RunOutcome::out_of_bounds: return CaseStatus::out_of_bounds;
         case RunOutcome::input_mutation: return CaseStatus::input_mutation;
         case RunOutcome::load_error: return CaseStatus::compile_error;
+        case RunOutcome::async_work: return CaseStatus::async_work;
+        case RunOutcome::sandbox_violation: return CaseStatus::sandbox_violation;
+        case RunOutcome::resource_limit: return CaseStatus::resource_limit;
     }
     return CaseStatus::crash;
+}
+
+// What a worker may map: the timed-input pool, a few copies of the largest case (inputs,
+// outputs, shared memory, guard pages), and per thread its stack and malloc arena.
+std::uint64_t worker_memory_limit(const std::vector<Problem>& problems, const TimingPlan& plan, int threads) {
+    std::uint64_t largest = 0;
+    for (const auto& p : problems) {
+        std::uint64_t bytes = 0;
+        for (const auto* args : {&p.inputs, &p.outputs})
+            for (const auto& a : *args)
+                for (const auto& t : a.tensors) bytes += static_cast<std::uint64_t>(t.bytes());
+        largest = std::max(largest, bytes);
+    }
+    return static_cast<std::uint64_t>(plan.pool_bytes) + 4 * largest + (4ull << 30) +
+           static_cast<std::uint64_t>(threads) * (128ull << 20);
+}
+
+// Two correctness calls on identical inputs may differ only as a reordered reduction can:
+// within the gate's tau on the relative scale (integer outputs: its absolute tolerance).
+std::string nondeterminism_finding(const Problem& problem, const CaseRun& run) {
+    static const std::map<DType, double> no_overrides;
+    const auto& overrides = problem.proto ? problem.proto->tau_overrides : no_overrides;
+    for (const auto& [name, difference] : run.max_call_difference) {
+        for (const auto& out : problem.outputs) {
+            if (out.name != name || out.tensors.empty()) continue;
+            const Thresholds th = thresholds_for(out.tensors[0].dtype, overrides);
+            const double allowed = th.integer() ? th.abs_tolerance() : th.tau;
+            if (difference > allowed)
+                return fmt::format("two calls on identical inputs gave different {} (largest difference {:.3g}, allowed {:.3g}): "
+                                   "the kernel reads memory it did not initialize, or races",
+                                   name, difference, allowed);
+        }
+    }
+    return "";
 }
 
 struct References {
@@ -194,6 +232,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                                             : static_cast<int>(all_cpus.size());
     run.threads = threads;
     run.cpus.assign(all_cpus.begin(), all_cpus.begin() + threads);
+    run.sandbox = options.sandbox;
     run.timing_plan = {{"warmup", options.plan.warmup}, {"min_repeat", options.plan.min_repeat},
                        {"max_repeat", options.plan.max_repeat}, {"target_s", options.plan.target_s},
                        {"verified_timed_calls", options.verified_timed_calls}, {"no_perf", options.no_perf},
@@ -273,16 +312,27 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                 opr.state = "compile_error";
                 opr.message = "compile error: " + build.log.substr(0, 600);
                 fail_all(CaseStatus::compile_error, opr.message);
+            } else if (!build.rejection.empty()) {
+                opr.state = "delegation";
+                opr.message = build.rejection;
+                fail_all(CaseStatus::delegation, opr.message);
             }
         }
         if (opr.state.empty()) {
             opr.state = "evaluated";
             SessionOptions session_options{threads, run.cpus, work_dir + "/" + opr.op + ".candidate.log"};
+            session_options.sandbox = options.sandbox;
+            session_options.memory_limit_bytes = worker_memory_limit(plan.problems, options.plan, threads);
+            session_options.cpu_limit_s = options.op_timeout_s * threads + 60;
             auto candidate = target->open_session(opr.op, opr.build.ok ? work_dir + "/build/" + opr.op + ".so" : "", session_options);
             const std::string baseline_path = baseline_dir + "/" + opr.op + ".so";
             std::unique_ptr<KernelSession> baseline;
             if (fs::exists(baseline_path)) {
+                // The baseline is hapbench's own code: limited, not sandboxed (oneDNN JIT-compiles).
                 SessionOptions base_options{threads, run.cpus, work_dir + "/" + opr.op + ".baseline.log"};
+                base_options.sandbox = false;
+                base_options.memory_limit_bytes = session_options.memory_limit_bytes;
+                base_options.cpu_limit_s = session_options.cpu_limit_s;
                 baseline = target->open_session(opr.op, baseline_path, base_options);
             }
             const auto candidate_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.op_timeout_s));
@@ -350,6 +400,12 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                                         (u.tensor_index ? "[" + std::to_string(u.tensor_index) + "]" : "") +
                                         " were never written (first at flat index " + std::to_string(u.first_index) + ")";
                         }
+                }
+                if (c.status == CaseStatus::pass) {
+                    if (auto finding = nondeterminism_finding(problem, cand); !finding.empty()) {
+                        c.status = CaseStatus::nondeterministic;
+                        c.message = finding;
+                    }
                 }
                 if (c.status == CaseStatus::pass) {
                     const GateResult gate = gate_case(op, problem, cand.outputs, refs);
@@ -453,7 +509,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                 ++speedups;
             }
         }
-        opr.score = operator_score(score_inputs, opr.state == "compile_error");
+        opr.score = operator_score(score_inputs, opr.state == "compile_error" || opr.state == "delegation");
         opr.geomean_speedup = speedups ? std::exp(log_speedup / speedups) : 0;
         run.level_scores[opr.level] += opr.score.op_score;
         run.total_score += opr.score.op_score;

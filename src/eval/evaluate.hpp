@@ -35,6 +35,8 @@ struct EvalOptions {
     std::string work_dir;               // build outputs and worker logs; empty: a temp dir
     std::string baseline_dir;           // default: next to the hapbench binary
     int verified_timed_calls = 1;       // timed calls per case whose outputs are verified
+    // The candidate's sandbox (docs/security.md); off only to measure what it costs.
+    bool sandbox = true;
     // Below T_HW by more than this fraction is IMPOSSIBLE_TIME on a calibrated model
     // (calibrated peaks are measured, so a kernel may beat them slightly).
     double calibrated_margin = 0.10;

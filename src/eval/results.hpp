@@ -92,6 +92,7 @@ struct RunResult {
     std::string suite_hash;
     int threads = 0;
     std::vector<int> cpus;
+    bool sandbox = true;
     nlohmann::json timing_plan;
     nlohmann::json compiler;   // version, command
     nlohmann::json hardware;   // model name, kind, provenance

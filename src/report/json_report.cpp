@@ -85,7 +85,7 @@ nlohmann::json run_to_json(const RunResult& run) {
             {"suite", {{"tasks_dir", run.tasks_dir}, {"profile", run.profile}, {"split", run.split},
                        {"hidden_seed", run.split == "hidden" ? nlohmann::json(run.hidden_seed) : nlohmann::json(nullptr)},
                        {"eval_seed", run.eval_seed}, {"hash", run.suite_hash}}},
-            {"environment", {{"threads", run.threads}, {"cpus", run.cpus}, {"compiler", run.compiler},
+            {"environment", {{"threads", run.threads}, {"cpus", run.cpus}, {"sandbox", run.sandbox}, {"compiler", run.compiler},
                              {"hardware", run.hardware}, {"libraries", run.libraries}}},
             {"timing_plan", run.timing_plan},
             {"phases_s", {{"build", run.phases.build_s}, {"inputs", run.phases.inputs_s}, {"golden", run.phases.golden_s},

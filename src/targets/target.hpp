@@ -24,9 +24,16 @@ struct BuildResult {
     std::string command;  // the exact compiler command line
     std::string log;      // compiler output (tail)
     double seconds = 0;
+    // Built, but refused before running (docs/security.md): the offending symbol or header
+    // and why. Empty when the object may run.
+    std::string rejected_symbol;
+    std::string rejection;
 };
 
-enum class RunOutcome { ok, kernel_error, crash, timeout, out_of_bounds, input_mutation, load_error };
+enum class RunOutcome {
+    ok, kernel_error, crash, timeout, out_of_bounds, input_mutation, load_error,
+    async_work, sandbox_violation, resource_limit
+};
 
 struct UnwrittenReport {
     std::string output;
@@ -46,6 +53,9 @@ struct CaseRun {
     std::vector<Arg> outputs;            // from the first correctness call
     std::vector<UnwrittenReport> unwritten;
     std::int64_t nondeterministic_elements = 0;  // elements differing between the two calls
+    // Per output: the largest difference between the two correctness calls, relative to
+    // max(1, |a|, |b|) (infinite where only one is NaN; integers: absolute).
+    std::vector<std::pair<std::string, double>> max_call_difference;
     std::vector<double> samples_us;      // timed calls, in order
     std::vector<KeptOutputs> kept;       // outputs of the verified timed calls
     double first_call_us = 0;
@@ -71,6 +81,9 @@ struct SessionOptions {
     int threads = 1;
     std::vector<int> cpus;      // cores the worker is pinned to
     std::string log_path;       // worker stdout/stderr
+    bool sandbox = true;        // seccomp filter and capability drop (candidates; baselines are trusted)
+    std::uint64_t memory_limit_bytes = 0;  // address-space limit of the worker (0: none)
+    double cpu_limit_s = 0;     // CPU-time limit of the worker (0: none)
 };
 
 class Target {

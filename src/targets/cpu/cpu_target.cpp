@@ -1,5 +1,6 @@
 #include "targets/cpu/cpu_target.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -8,6 +9,7 @@
 #include "core/error.hpp"
 #include "suite/inputs.hpp"
 #include "targets/cpu/compiler.hpp"
+#include "targets/cpu/object_check.hpp"
 #include "targets/cpu/worker_process.hpp"
 
 namespace hb {
@@ -34,7 +36,21 @@ std::string CpuTarget::build_description() const {
 
 BuildResult CpuTarget::build(const std::string& op, const std::string& source_path, const std::string& out_dir,
                              double timeout_s) const {
-    return compile_cpu_kernel(source_path, out_dir + "/" + op + ".so", timeout_s);
+    BuildResult b = compile_cpu_kernel(source_path, out_dir + "/" + op + ".so", timeout_s);
+    if (!b.ok) return b;
+    ObjectCheck check = check_kernel_source(source_path);
+    if (check.ok) {
+        try {
+            check = check_kernel_object(b.library_path);
+        } catch (const Error& e) {
+            check = ObjectCheck{false, b.library_path, e.what()};
+        }
+    }
+    if (!check.ok) {
+        b.rejected_symbol = check.symbol;
+        b.rejection = check.reason;
+    }
+    return b;
 }
 
 namespace {
@@ -63,6 +79,43 @@ void copy_args_from(const char* shm, const std::vector<protocol::ArgLayout>& lay
 }
 
 void CpuSession::record_failure(CaseRun& run, const std::optional<nlohmann::json>& event, bool timed_out) {
+    const std::string ev = event ? event->value("event", "") : "";
+    if (ev == "sandbox_violation") {
+        run.outcome = RunOutcome::sandbox_violation;
+        run.message = "made the system call " + event->value("syscall", std::string("?")) + " (number " +
+                      std::to_string(event->value("number", -1)) + "), which the sandbox does not allow";
+        worker_->exit_description();
+        return;
+    }
+    if (ev == "resource_limit") {
+        run.outcome = RunOutcome::resource_limit;
+        run.message = "ran into the worker's " + event->value("what", std::string("resource")) + " limit";
+        worker_->exit_description();
+        return;
+    }
+    if (ev == "async_work") {
+        run.outcome = RunOutcome::async_work;
+        const std::string phase = event->value("phase", std::string("a"));
+        run.message = "outputs of " + (phase == "timed" ? "timed call " + std::to_string(event->value("k", 0)) : std::string("a correctness call")) +
+                      " changed after the call returned: work was left running";
+        worker_->exit_description();
+        return;
+    }
+    if (ev == "worker_error") {
+        run.outcome = RunOutcome::crash;
+        run.message = "the worker could not set itself up: " + event->value("message", std::string());
+        worker_->kill_now();
+        return;
+    }
+    if (event && ev != "fault" && ev != "garbled") {
+        // A well-formed message the protocol does not expect here: only code inside the
+        // worker can have written it, and the worker itself does not.
+        run.outcome = RunOutcome::sandbox_violation;
+        run.message = "an unexpected message arrived on the harness channel (" + event->dump().substr(0, 160) +
+                      "): the kernel wrote into it";
+        worker_->kill_now();
+        return;
+    }
     if (timed_out) {
         run.outcome = RunOutcome::timeout;
         run.message = "the operator's time budget ran out while this case was running";
@@ -87,12 +140,14 @@ void CpuSession::record_failure(CaseRun& run, const std::optional<nlohmann::json
         return;
     }
     run.outcome = RunOutcome::crash;
-    if (event && event->value("event", "") == "garbled") {
+    if (event && ev == "garbled") {
         run.message = "the worker's channel carried garbage: " + event->value("message", "");
         worker_->kill_now();
         return;
     }
     run.message = "the worker " + worker_->exit_description();
+    if (worker_->exit_signal() == SIGSYS) run.outcome = RunOutcome::sandbox_violation;
+    if (worker_->exit_signal() == SIGXCPU) run.outcome = RunOutcome::resource_limit;
     const auto tail = worker_->log_tail(400);
     if (!tail.empty()) run.message += "; its last output: " + tail;
 }
@@ -106,6 +161,10 @@ CaseRun CpuSession::run_case(const Problem& problem, const std::vector<Arg>& inp
         if (!error.empty()) {
             run.outcome = Clock::now() >= deadline ? RunOutcome::timeout : RunOutcome::load_error;
             run.message = error;
+            if (worker_->start_event()) record_failure(run, worker_->start_event(), false);
+            else if (worker_->exit_signal() == SIGSYS) run.outcome = RunOutcome::sandbox_violation;
+            if (run.outcome != RunOutcome::load_error && run.outcome != RunOutcome::timeout)
+                run.message = "while loading the kernel (static constructors): " + run.message;
             return run;
         }
     }
@@ -149,7 +208,10 @@ CaseRun CpuSession::run_case(const Problem& problem, const std::vector<Arg>& inp
         any_unwritten = any_unwritten || rep.count > 0;
         run.unwritten.push_back(rep);
     }
-    for (const auto& d : event->at("nondeterministic")) run.nondeterministic_elements += d.at("count").get<std::int64_t>();
+    for (const auto& d : event->at("nondeterministic")) {
+        run.nondeterministic_elements += d.at("count").get<std::int64_t>();
+        run.max_call_difference.emplace_back(d.at("output").get<std::string>(), d.value("max_difference", 0.0));
+    }
 
     if (!request.time || any_unwritten) {
         worker_->send({{"cmd", "skip"}});
@@ -157,14 +219,17 @@ CaseRun CpuSession::run_case(const Problem& problem, const std::vector<Arg>& inp
     }
     worker_->send({{"cmd", "time"}});
     std::set<int> verified;
+    int expected_k = 1;
+    bool planned = false;
     for (;;) {
         event = worker_->receive(deadline, timed_out);
         const std::string ev = event ? event->value("event", "") : "";
-        if (ev == "timing_plan") {
+        if (ev == "timing_plan" && !planned) {
+            planned = true;
             const int repeat = event->value("repeat", 0);
             if (request.choose_verified) verified = request.choose_verified(repeat);
-        } else if (ev == "timed") {
-            const int k = event->value("k", 0);
+        } else if (ev == "timed" && planned && event->value("k", 0) == expected_k) {
+            const int k = expected_k++;
             run.samples_us.push_back(event->value("ns", 0.0) / 1000.0);
             const bool keep = verified.count(k) > 0;
             worker_->send({{"cmd", keep ? "keep" : "drop"}});
@@ -178,7 +243,7 @@ CaseRun CpuSession::run_case(const Problem& problem, const std::vector<Arg>& inp
                 copy_args_from(shm, layout.outputs, ko.outputs);
                 run.kept.push_back(std::move(ko));
             }
-        } else if (ev == "timing_done") {
+        } else if (ev == "timing_done" && planned) {
             return run;
         } else if (ev == "kernel_error") {
             run.outcome = RunOutcome::kernel_error;

@@ -2,7 +2,7 @@
 // baseline). It holds only the case's inputs and outputs: goldens and expected outputs never
 // exist in its address space. See protocol.hpp for the conversation with the harness.
 //
-// usage: hapbench-worker KERNEL.so OP_NAME THREADS
+// usage: hapbench-worker KERNEL.so OP_NAME THREADS [--sandbox] [--memory-limit BYTES] [--cpu-limit SECONDS]
 #include <dlfcn.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,10 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/kernel_call.hpp"
 #include "measure/cache_flush.hpp"
 #include "measure/input_rotation.hpp"
 #include "targets/cpu/protocol.hpp"
+#include "targets/cpu/worker/output_fingerprint.hpp"
+#include "targets/cpu/worker/sandbox.hpp"
+#include "targets/cpu/worker/signal_report.hpp"
 
 namespace {
 
@@ -30,75 +34,7 @@ using hb::Arg;
 using hb::Tensor;
 using nlohmann::json;
 namespace protocol = hb::protocol;
-
-// ---- fault attribution -------------------------------------------------------------
-// A fault inside a guard page after an output or the workspace is an out-of-bounds write; a
-// fault inside an input while inputs are read-only is an input mutation. The handler only
-// formats into a static buffer and calls write(2).
-
-struct WatchedRange {
-    const char* begin;
-    const char* end;
-    char what[96];
-    char kind[24];
-};
-constexpr int max_watched = 256;
-WatchedRange watched[max_watched];
-volatile int watched_count = 0;
-
-void watch(const void* begin, std::size_t bytes, const char* kind, const std::string& what) {
-    if (watched_count >= max_watched) return;
-    auto& w = watched[watched_count];
-    w.begin = static_cast<const char*>(begin);
-    w.end = w.begin + bytes;
-    std::snprintf(w.what, sizeof w.what, "%s", what.c_str());
-    std::snprintf(w.kind, sizeof w.kind, "%s", kind);
-    watched_count = watched_count + 1;
-}
-
-void append(char*& p, const char* end, const char* s) {
-    while (*s && p < end) *p++ = *s++;
-}
-
-void fault_handler(int sig, siginfo_t* info, void*) {
-    const char* address = static_cast<const char*>(info->si_addr);
-    const char* kind = "crash";
-    const char* what = "";
-    for (int i = 0; i < watched_count; ++i) {
-        if (address >= watched[i].begin && address < watched[i].end) {
-            kind = watched[i].kind;
-            what = watched[i].what;
-            break;
-        }
-    }
-    char message[512];
-    char* p = message;
-    const char* end = message + sizeof message - 2;
-    append(p, end, "{\"event\":\"fault\",\"kind\":\"");
-    append(p, end, kind);
-    append(p, end, "\",\"what\":\"");
-    append(p, end, what);
-    append(p, end, "\",\"signal\":\"");
-    append(p, end, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-    append(p, end, "\"}\n");
-    ssize_t ignored = ::write(protocol::event_fd, message, static_cast<std::size_t>(p - message));
-    (void)ignored;
-    _exit(128 + sig);
-}
-
-void install_fault_handlers() {
-    static std::vector<char> alt_stack(1 << 16);
-    stack_t ss{};
-    ss.ss_sp = alt_stack.data();
-    ss.ss_size = alt_stack.size();
-    sigaltstack(&ss, nullptr);
-    struct sigaction sa {};
-    sa.sa_sigaction = fault_handler;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, nullptr);
-    sigaction(SIGBUS, &sa, nullptr);
-}
+using hb::worker::watch;
 
 // ---- helpers -------------------------------------------------------------------------
 
@@ -161,23 +97,71 @@ void watch_args(std::vector<Arg>& args, const char* kind, const char* role, bool
         }
 }
 
+// Work left running after a call returned changes its outputs later: report and end the
+// worker (the left-over thread would keep writing into memory the next case reuses).
+void check_settled(std::uint64_t at_return, std::uint64_t later, const char* phase, int k) {
+    if (at_return == later) return;
+    protocol::write_message(protocol::event_fd, {{"event", "async_work"}, {"phase", phase}, {"k", k}});
+    _exit(0);
+}
+
+// Long enough for a thread the kernel left behind to write something, short enough to cost
+// little: as long as the call took, within [1, 10] ms.
+void settle_pause(double call_ns) {
+    const double ns = std::clamp(call_ns, 1e6, 1e7);
+    timespec ts{0, static_cast<long>(ns)};
+    nanosleep(&ts, nullptr);
+}
+
+// The difference between two values of one output element from two calls on identical
+// inputs, on the scale the precision gate uses: relative to max(1, |a|, |b|) for floats,
+// absolute for integers; infinite when only one is NaN or infinite.
+double call_difference(double a, double b, bool floating) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INFINITY;
+    if (a == b) return 0;
+    if (std::isinf(a) || std::isinf(b)) return INFINITY;
+    const double d = std::fabs(a - b);
+    return floating ? d / std::max({1.0, std::fabs(a), std::fabs(b)}) : d;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: hapbench-worker KERNEL.so OP_NAME THREADS\n");
+        std::fprintf(stderr, "usage: hapbench-worker KERNEL.so OP_NAME THREADS [--sandbox] [--memory-limit BYTES] [--cpu-limit SECONDS]\n");
         return 2;
     }
     const std::string library = argv[1];
     const std::string op_name = argv[2];
     const int threads = std::max(1, std::atoi(argv[3]));
-    install_fault_handlers();
+    bool sandbox = false;
+    hb::worker::ResourceLimits limits;
+    for (int i = 4; i < argc; ++i) {
+        const std::string flag = argv[i];
+        if (flag == "--sandbox") sandbox = true;
+        else if (flag == "--memory-limit" && i + 1 < argc) limits.address_space_bytes = std::strtoull(argv[++i], nullptr, 10);
+        else if (flag == "--cpu-limit" && i + 1 < argc) limits.cpu_seconds = std::strtod(argv[++i], nullptr);
+    }
+    hb::worker::install_signal_reports();
+    hb::worker::apply_resource_limits(limits);
+    if (sandbox) {
+        if (const auto error = hb::worker::enter_sandbox(); !error.empty()) {
+            protocol::write_message(protocol::event_fd, {{"event", "worker_error"}, {"message", error}});
+            return 4;
+        }
+    }
 
-    // The kernel object is loaded here; its static constructors run now.
+    // The kernel object is loaded here; its static constructors run now, inside the sandbox.
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         protocol::write_message(protocol::event_fd, {{"event", "load_error"}, {"message", std::string(dlerror())}});
         return 3;
+    }
+    if (sandbox) {
+        if (const auto error = hb::worker::forbid_new_code(); !error.empty()) {
+            protocol::write_message(protocol::event_fd, {{"event", "worker_error"}, {"message", error}});
+            return 4;
+        }
     }
     auto kernel = reinterpret_cast<hb_kernel_fn>(dlsym(handle, "hapbench_kernel"));
     auto workspace_query = reinterpret_cast<hb_workspace_fn>(dlsym(handle, "hapbench_workspace_bytes"));
@@ -203,7 +187,7 @@ int main(int argc, char** argv) {
             protocol::write_message(protocol::event_fd, {{"event", "worker_error"}, {"message", "cannot map shared memory"}});
             return 4;
         }
-        watched_count = 0;
+        hb::worker::clear_watches();
         std::vector<Arg> inputs = allocate(layout.inputs, true);
         std::vector<Arg> outputs = allocate(layout.outputs, true);
         copy_between(inputs, layout.inputs, shm, false);
@@ -242,10 +226,15 @@ int main(int argc, char** argv) {
         copy_between(outputs, layout.outputs, shm, true);
         poison(outputs, 0x00);
         auto [rc2, ns2] = run_once();
+        const std::uint64_t at_return = hb::worker::fingerprint_all(outputs);
         if (rc2 != 0) {
             report_error(rc2, "correctness");
             munmap(shm, layout.total_bytes);
             continue;
+        }
+        if (sandbox) {
+            settle_pause(ns2);
+            check_settled(at_return, hb::worker::fingerprint_all(outputs), "correctness", 0);
         }
         json unwritten = json::array(), differing = json::array();
         for (std::size_t a = 0; a < outputs.size(); ++a)
@@ -255,6 +244,8 @@ int main(int argc, char** argv) {
                 const auto* second = static_cast<const unsigned char*>(t.data());
                 const std::size_t esize = hb::dtype_size(t.spec.dtype);
                 std::int64_t n_unwritten = 0, n_differ = 0, first_unwritten = -1;
+                const bool floating = hb::is_floating(t.spec.dtype);
+                double max_difference = 0;
                 for (std::int64_t i = 0; i < t.numel(); ++i) {
                     const auto* x = first + i * static_cast<std::int64_t>(esize);
                     const auto* y = second + i * static_cast<std::int64_t>(esize);
@@ -269,10 +260,13 @@ int main(int argc, char** argv) {
                         ++n_unwritten;
                     } else {
                         ++n_differ;
+                        max_difference = std::max(max_difference, call_difference(hb::load_element(first, static_cast<std::size_t>(i), t.spec.dtype),
+                                                                                  hb::load_element(second, static_cast<std::size_t>(i), t.spec.dtype), floating));
                     }
                 }
                 unwritten.push_back({{"output", outputs[a].name}, {"index", k}, {"count", n_unwritten}, {"first", first_unwritten}});
-                differing.push_back({{"output", outputs[a].name}, {"index", k}, {"count", n_differ}});
+                differing.push_back({{"output", outputs[a].name}, {"index", k}, {"count", n_differ},
+                                     {"max_difference", std::isinf(max_difference) ? 1e300 : max_difference}});
             }
         protocol::write_message(protocol::event_fd, {{"event", "outputs"}, {"unwritten", unwritten},
                                                      {"nondeterministic", differing}, {"first_call_ns", ns1},
@@ -321,20 +315,26 @@ int main(int argc, char** argv) {
         std::vector<std::vector<Arg>> copies;
         for (int p = 0; p < pool; ++p) copies.push_back(allocate(layout.inputs, true));
         protocol::write_message(protocol::event_fd, {{"event", "timing_plan"}, {"repeat", repeat}, {"pool", pool}});
+        const hb::worker::SparseFingerprint probe(outputs, static_cast<std::uint64_t>(now_ns()) ^ 0x5eed);
+        std::uint64_t last_print = 0;
+        double last_ns = 0;
 
         for (int k = 1; k <= repeat && !failed; ++k) {
             auto& copy = copies[static_cast<std::size_t>((k - 1) % pool)];
             for (std::size_t a = 0; a < inputs.size(); ++a) hb::fill_variant(inputs[a], k, copy[a]);
             call.rebind_inputs(copy);
-            watched_count = 0;
+            hb::worker::clear_watches();
             watch_args(outputs, "out_of_bounds", "output", true);
             watch_args(copy, "input_mutation", "input", false);
+            if (sandbox && k > 1) check_settled(last_print, probe.take(), "timed", k - 1);
             poison(outputs, 0xff);
             for_each_tensor(copy, [](Tensor& t) { t.buffer.protect_read_only(true); });
             flush_all(copy, outputs, workspace);
             const double t0 = now_ns();
             const int rc = kernel(&call.call());
             const double t1 = now_ns();
+            if (sandbox) last_print = probe.take();
+            last_ns = t1 - t0;
             for_each_tensor(copy, [](Tensor& t) { t.buffer.protect_read_only(false); });
             if (rc != 0) {
                 report_error(rc, "timed");
@@ -348,6 +348,10 @@ int main(int argc, char** argv) {
                 copy_between(outputs, layout.outputs, shm, true);
                 protocol::write_message(protocol::event_fd, {{"event", "kept"}, {"k", k}});
             }
+        }
+        if (sandbox && !failed) {
+            settle_pause(last_ns);
+            check_settled(last_print, probe.take(), "timed", repeat);
         }
         call.rebind_inputs(inputs);
         if (!failed) protocol::write_message(protocol::event_fd, {{"event", "timing_done"}});

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/subprocess.hpp"
@@ -62,8 +63,13 @@ std::string WorkerProcess::start(Clock::time_point deadline) {
         const std::string omp_threads = "OMP_NUM_THREADS=" + threads;
         const char* env[] = {"PATH=/usr/bin:/bin", omp_threads.c_str(), "OMP_PROC_BIND=close", "OMP_PLACES=cores",
                              "OMP_WAIT_POLICY=PASSIVE", "LC_ALL=C", nullptr};
-        const char* args[] = {worker_exe_.c_str(), library_.c_str(), op_.c_str(), threads.c_str(), nullptr};
-        execve(worker_exe_.c_str(), const_cast<char* const*>(args), const_cast<char* const*>(env));
+        const std::string memory = std::to_string(options_.memory_limit_bytes);
+        const std::string cpu = std::to_string(options_.cpu_limit_s);
+        std::vector<const char*> args = {worker_exe_.c_str(), library_.c_str(), op_.c_str(), threads.c_str(),
+                                         "--memory-limit", memory.c_str(), "--cpu-limit", cpu.c_str()};
+        if (options_.sandbox) args.push_back("--sandbox");
+        args.push_back(nullptr);
+        execve(worker_exe_.c_str(), const_cast<char* const*>(args.data()), const_cast<char* const*>(env));
         std::fprintf(stderr, "cannot run %s: %s\n", worker_exe_.c_str(), std::strerror(errno));
         _exit(127);
     }
@@ -75,7 +81,14 @@ std::string WorkerProcess::start(Clock::time_point deadline) {
     events_ = std::make_unique<protocol::LineReader>(event_fd_);
 
     bool timed_out = false;
+    start_event_.reset();
     auto ready = receive(deadline, timed_out);
+    if (ready && ready->value("event", "") != "ready" && ready->value("event", "") != "load_error") {
+        start_event_ = ready;
+        const std::string why = "the worker reported " + ready->dump() + " while loading the kernel";
+        exit_description();
+        return why;
+    }
     if (!ready) {
         std::string why = timed_out ? "the worker did not start before the time budget ran out" : "the worker " + exit_description() + " while loading the kernel";
         const auto tail = log_tail(600);
@@ -150,6 +163,7 @@ std::string WorkerProcess::exit_description() {
     for (int i = 0; i < 200; ++i) {
         if (waitpid(pid_, &status, WNOHANG) == pid_) {
             pid_ = -1;
+            exit_signal_ = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
             kill_now();
             return describe_exit(status);
         }

@@ -38,6 +38,11 @@ class WorkerProcess {
     // After the worker died: "killed by SIGSEGV" etc.; reaps the process.
     std::string exit_description();
     std::string log_tail(std::size_t bytes = 2000) const;
+    // The event that ended a failed start (a sandbox violation while loading, a fault in a
+    // static constructor), if the worker sent one.
+    const std::optional<nlohmann::json>& start_event() const { return start_event_; }
+    // The signal that ended the worker, once exit_description has reaped it (0: none).
+    int exit_signal() const { return exit_signal_; }
 
   private:
     void unmap_shared();
@@ -50,6 +55,8 @@ class WorkerProcess {
     char* shm_ = nullptr;
     std::size_t shm_bytes_ = 0;
     std::unique_ptr<protocol::LineReader> events_;
+    std::optional<nlohmann::json> start_event_;
+    int exit_signal_ = 0;
 };
 
 }  // namespace hb
