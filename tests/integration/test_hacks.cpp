@@ -1,0 +1,173 @@
+// The adversarial suite: each submission in tests/hacks/ tries one way of gaming the
+// benchmark; each test asserts the exact status it earns and that it earns no performance
+// credit from its trick (docs/security.md lists the mechanism behind each).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "run_hapbench.hpp"
+
+namespace hb::test {
+namespace {
+
+// Case 13 of sigmoid: [241, 128] float32 over [-100, 100], small enough to run in a blink.
+const std::string small_case = " --op sigmoid --case 13";
+const std::string quick_timing = " --hardware cpu-example --warmup 1 --repeat 5 --max-repeat 5 --time-target 0.0001";
+
+struct HackRun {
+    nlohmann::json run;
+    std::string log;  // the candidate worker's stdout and stderr
+};
+
+HackRun run_hack(const std::string& hack, const std::string& options) {
+    const std::string work_dir = (std::filesystem::temp_directory_path() / ("hapbench-hack-" + hack)).string();
+    std::filesystem::remove_all(work_dir);
+    const auto r = run_hapbench("eval --submission " + std::string(HB_SOURCE_DIR) + "/tests/hacks/" + hack + options +
+                                " --format json --work-dir " + work_dir);
+    EXPECT_EQ(r.exit_code, 1) << hack << " should leave failing cases (exit 1); stderr: " << r.err;
+    HackRun h;
+    try {
+        h.run = r.json();
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << hack << ": no JSON results: " << e.what() << "\n" << r.err;
+        return h;
+    }
+    std::ifstream log(work_dir + "/sigmoid.candidate.log");
+    std::stringstream ss;
+    ss << log.rdbuf();
+    h.log = ss.str();
+    return h;
+}
+
+// Every case has `status`, no case scores, and the operator gets no performance term.
+void expect_status_without_credit(const HackRun& h, const std::string& status, const std::string& message_part = "") {
+    ASSERT_TRUE(h.run.contains("cases"));
+    ASSERT_FALSE(h.run.at("cases").empty());
+    for (const auto& c : h.run.at("cases")) {
+        EXPECT_EQ(c.at("status"), status) << c.at("message");
+        if (!message_part.empty()) {
+            EXPECT_NE(c.at("message").get<std::string>().find(message_part), std::string::npos) << c.at("message");
+        }
+        EXPECT_TRUE(c.at("score").is_null() || c.at("score").get<double>() == 0) << c.dump();
+    }
+    const auto* op = find_operator(h.run, "sigmoid");
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->at("performance_term").get<double>(), 0);
+}
+
+TEST(Hacks, PointerKeyedCacheIsStaleWhenAnAddressComesBackWithNewContent) {
+    // --pool-bytes 0: every timed call reuses one input buffer with new content;
+    // --verify-calls 5: every timed call is checked.
+    expect_status_without_credit(run_hack("pointer_cache", small_case + quick_timing + " --pool-bytes 0 --verify-calls 5"),
+                                 "CACHED_OR_STALE_OUTPUT", "do not match its inputs");
+}
+
+TEST(Hacks, ContentKeyedCacheNeverHitsOnATimedCall) {
+    const auto h = run_hack("content_cache", small_case + quick_timing + " --op exp");  // exp: missing, makes exit 1
+    for (const auto& c : h.run.at("cases")) {
+        if (c.at("operator") == "sigmoid") {
+            EXPECT_EQ(c.at("status"), "PASS") << c.at("message");
+        }
+    }
+    // Call 1 misses; call 2 and the warmup see the same content and hit; each of the 5
+    // timed calls has fresh content and misses, so the cache buys no time where it is measured.
+    std::istringstream lines(h.log);
+    int misses = 0, hits = 0;
+    for (std::string line; std::getline(lines, line);) {
+        misses += line == "content_cache: miss";
+        hits += line == "content_cache: hit";
+    }
+    EXPECT_EQ(misses, 1 + 5) << h.log;
+    EXPECT_EQ(hits, 2) << h.log;
+}
+
+TEST(Hacks, DetachedThreadIsAsyncWork) {
+    expect_status_without_credit(run_hack("detached_thread", small_case + quick_timing), "ASYNC_WORK", "after the call returned");
+}
+
+TEST(Hacks, OneDnnHeaderIsDelegation) {
+    expect_status_without_credit(run_hack("calls_onednn", small_case + quick_timing), "DELEGATION", "<oneapi/dnnl/dnnl.h>");
+}
+
+TEST(Hacks, BlasSymbolIsDelegation) {
+    expect_status_without_credit(run_hack("calls_cblas", small_case + quick_timing), "DELEGATION", "cblas_scopy");
+}
+
+TEST(Hacks, DlopenIsDelegation) {
+    expect_status_without_credit(run_hack("dlopen_library", small_case + quick_timing), "DELEGATION", "dlopen");
+}
+
+TEST(Hacks, ExportedClockGettimeIsDelegation) {
+    expect_status_without_credit(run_hack("defines_clock_gettime", small_case + quick_timing), "DELEGATION", "exports clock_gettime");
+}
+
+TEST(Hacks, InputWriteIsInputMutation) {
+    expect_status_without_credit(run_hack("mutates_input", small_case + quick_timing), "INPUT_MUTATION", "input x");
+}
+
+TEST(Hacks, WritePastOutputIsOutOfBounds) {
+    expect_status_without_credit(run_hack("writes_past_output", small_case + quick_timing), "OUT_OF_BOUNDS", "output y");
+}
+
+TEST(Hacks, Bfloat16MathOnAFloat32CaseFailsPrecision) {
+    expect_status_without_credit(run_hack("bf16_for_fp32", small_case + quick_timing), "PRECISION_FAIL");
+}
+
+TEST(Hacks, HardCodedPublicShapesFailTheHiddenSplit) {
+    const auto pub = run_hack("hardcoded_shapes", " --op sigmoid --case 1 --case 13 --op exp --no-perf");
+    for (const auto& c : pub.run.at("cases")) {
+        if (c.at("operator") == "sigmoid") {
+            EXPECT_EQ(c.at("status"), "PASS");
+        }
+    }
+    expect_status_without_credit(
+        run_hack("hardcoded_shapes", " --op sigmoid --split hidden --hidden-seed 5 --hidden-count 2" + quick_timing),
+        "OUTPUT_UNWRITTEN", "never written");
+}
+
+TEST(Hacks, ForkIsASandboxViolation) {
+    expect_status_without_credit(run_hack("forks", small_case + quick_timing), "SANDBOX_VIOLATION", "clone");
+}
+
+TEST(Hacks, SocketIsASandboxViolation) {
+    expect_status_without_credit(run_hack("opens_socket", small_case + quick_timing), "SANDBOX_VIOLATION", "socket");
+}
+
+TEST(Hacks, SocketInAStaticConstructorIsCaughtWhileLoading) {
+    expect_status_without_credit(run_hack("socket_in_constructor", small_case + quick_timing), "SANDBOX_VIOLATION",
+                                 "while loading the kernel");
+}
+
+TEST(Hacks, HarnessMemoryIsClosedToTheKernel) {
+    // /proc/self/maps is readable; /proc/<harness>/mem is not (the harness is non-dumpable
+    // and the worker holds no capabilities). The kernel reports the refusal as its error.
+    const auto h = run_hack("reads_parent_memory", small_case + quick_timing);
+    expect_status_without_credit(h, "KERNEL_ERROR", "/mem:");
+    const std::string message = h.run.at("cases").at(0).at("message");
+    EXPECT_TRUE(message.find("Permission denied") != std::string::npos || message.find("not permitted") != std::string::npos)
+        << message;
+}
+
+TEST(Hacks, SleepingPastTheBudgetIsTimeout) {
+    expect_status_without_credit(run_hack("sleeps_past_timeout", small_case + quick_timing + " --timeout 2"), "TIMEOUT");
+}
+
+TEST(Hacks, UnboundedAllocationHitsTheResourceLimit) {
+    expect_status_without_credit(run_hack("unbounded_alloc", small_case + quick_timing + " --pool-bytes 0"), "RESOURCE_LIMIT",
+                                 "address space");
+}
+
+TEST(Hacks, StaleScratchMemoryIsNondeterministic) {
+    expect_status_without_credit(run_hack("reads_stale_memory", small_case + quick_timing), "NONDETERMINISTIC",
+                                 "identical inputs");
+}
+
+TEST(Hacks, ForgedTimingMessageIsASandboxViolation) {
+    expect_status_without_credit(run_hack("forges_timing_message", small_case + quick_timing), "SANDBOX_VIOLATION",
+                                 "unexpected message");
+}
+
+}  // namespace
+}  // namespace hb::test
