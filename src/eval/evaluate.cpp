@@ -494,7 +494,8 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                     if (c.t_cand_us > 0) c.speedup = c.t_base_us / c.t_cand_us;
                 }
                 if (c.nondeterministic_elements > 0)
-                    c.audit.push_back("two identical calls differed in " + std::to_string(c.nondeterministic_elements) + " output elements");
+                    c.audit.push_back("two identical calls differed in " + std::to_string(c.nondeterministic_elements) +
+                                      " output elements, within the tolerance");
                 opr.cases.push_back(std::move(c));
                 ++progress.cases_done;
             }
