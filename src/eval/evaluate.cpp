@@ -463,7 +463,9 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                     t0 = Clock::now();
                     RunRequest base_request;
                     base_request.plan = options.plan;
+                    candidate->suspend();
                     CaseRun base = baseline->run_case(problem, inputs, base_request, baseline_deadline);
+                    candidate->resume();
                     run.phases.baseline_s += seconds_since(t0);
                     if (base.outcome != RunOutcome::ok) {
                         c.baseline_status = "failed: " + base.message;

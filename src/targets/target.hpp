@@ -75,6 +75,10 @@ class KernelSession {
     virtual ~KernelSession() = default;
     virtual CaseRun run_case(const Problem& problem, const std::vector<Arg>& inputs, const RunRequest& request,
                              Clock::time_point deadline) = 0;
+    // Freeze the session's process while another one is measured (a kernel's leftover
+    // threads must not slow the baseline), and let it go on.
+    virtual void suspend() {}
+    virtual void resume() {}
 };
 
 struct SessionOptions {

@@ -62,6 +62,12 @@ class CpuSession final : public KernelSession {
 
     CaseRun run_case(const Problem& problem, const std::vector<Arg>& inputs, const RunRequest& request,
                      Clock::time_point deadline) override;
+    void suspend() override {
+        if (worker_) worker_->stop();
+    }
+    void resume() override {
+        if (worker_) worker_->cont();
+    }
 
   private:
     // Turns a missing or fault event into the run's outcome; the worker is gone afterwards.

@@ -143,6 +143,14 @@ void WorkerProcess::unmap_shared() {
     shm_bytes_ = 0;
 }
 
+void WorkerProcess::stop() {
+    if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+
+void WorkerProcess::cont() {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+}
+
 void WorkerProcess::kill_now() {
     if (pid_ > 0) {
         ::kill(pid_, SIGKILL);

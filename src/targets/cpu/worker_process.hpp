@@ -27,6 +27,9 @@ class WorkerProcess {
     // Returns an empty string on success, else what went wrong.
     std::string start(Clock::time_point deadline);
     bool running() const { return pid_ > 0; }
+    // SIGSTOP / SIGCONT to the worker (all its threads).
+    void stop();
+    void cont();
 
     bool send(const nlohmann::json& message);
     // The next event; nullopt when the worker died (see exit_description) or the deadline passed.
