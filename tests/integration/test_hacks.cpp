@@ -169,5 +169,19 @@ TEST(Hacks, ForgedTimingMessageIsASandboxViolation) {
                                  "unexpected message");
 }
 
+TEST(Hacks, LegitimateRuntimeUseIsNotAFinding) {
+    // Threads, thread_local, aligned heap memory, exceptions, iostream, a static
+    // constructor: a kernel may use all of it (false positives would cost real scores).
+    const std::string work_dir = (std::filesystem::temp_directory_path() / "hapbench-sandbox-legit").string();
+    const auto r = run_hapbench("eval --submission " + std::string(HB_TEST_DATA_DIR) + "/sandbox_legit --op sigmoid --case 1 --case 13" +
+                                quick_timing + " --format json --work-dir " + work_dir);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto run = r.json();
+    for (const auto& c : run.at("cases")) {
+        EXPECT_EQ(c.at("status"), "PASS") << c.at("message");
+        EXPECT_TRUE(c.at("audit").empty()) << c.at("audit");
+    }
+}
+
 }  // namespace
 }  // namespace hb::test
