@@ -307,6 +307,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
             const auto build_start = Clock::now();
             const BuildResult build = target->build(opr.op, source, work_dir + "/build", options.build_timeout_s);
             run.phases.build_s += seconds_since(build_start);
+            run.phases.sandbox_s += build.check_seconds;
             opr.build = BuildInfo{build.command, build.log, build.seconds, build.ok};
             if (!build.ok) {
                 opr.state = "compile_error";
@@ -386,6 +387,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                 t0 = Clock::now();
                 CaseRun cand = candidate->run_case(problem, inputs, request, candidate_deadline);
                 run.phases.candidate_s += seconds_since(t0);
+                run.phases.sandbox_s += cand.sandbox_us * 1e-6;
                 c.status = status_of(cand.outcome);
                 c.message = cand.message;
                 c.nondeterministic_elements = cand.nondeterministic_elements;

@@ -77,6 +77,9 @@ struct PhaseTimes {
     double baseline_s = 0;
     double verify_s = 0;
     double total_s = 0;
+    // Inside build and candidate: the object check, and the worker's sandbox work (filter
+    // set-up, output fingerprints and their pauses), reported so its cost is visible.
+    double sandbox_s = 0;
 };
 
 struct RunResult {

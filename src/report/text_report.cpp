@@ -75,9 +75,10 @@ class TableReporter final : public Reporter {
                 out << fmt::format("  {} case {}: {} - {}\n", c.op, c.case_id, status_name(c.status),
                                    !c.message.empty() ? c.message : (c.audit.empty() ? "" : c.audit.front()));
             }
-        out << fmt::format("\nwall time {:.1f} s (build {:.1f}, inputs {:.1f}, golden {:.1f}, candidate {:.1f}, baseline {:.1f}, verify {:.1f})\n",
+        out << fmt::format("\nwall time {:.1f} s (build {:.1f}, inputs {:.1f}, golden {:.1f}, candidate {:.1f}, baseline {:.1f}, verify {:.1f}; "
+                           "sandbox and checks {:.1f} of these)\n",
                            run.phases.total_s, run.phases.build_s, run.phases.inputs_s, run.phases.golden_s,
-                           run.phases.candidate_s, run.phases.baseline_s, run.phases.verify_s);
+                           run.phases.candidate_s, run.phases.baseline_s, run.phases.verify_s, run.phases.sandbox_s);
     }
 };
 

@@ -28,6 +28,7 @@ struct BuildResult {
     // and why. Empty when the object may run.
     std::string rejected_symbol;
     std::string rejection;
+    double check_seconds = 0;  // the object check's share of `seconds`
 };
 
 enum class RunOutcome {
@@ -59,6 +60,7 @@ struct CaseRun {
     std::vector<double> samples_us;      // timed calls, in order
     std::vector<KeptOutputs> kept;       // outputs of the verified timed calls
     double first_call_us = 0;
+    double sandbox_us = 0;  // the worker's sandbox work for this case (set-up, fingerprints, pauses)
     std::uint64_t workspace_bytes = 0;
 };
 

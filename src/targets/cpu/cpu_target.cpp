@@ -38,6 +38,7 @@ BuildResult CpuTarget::build(const std::string& op, const std::string& source_pa
                              double timeout_s) const {
     BuildResult b = compile_cpu_kernel(source_path, out_dir + "/" + op + ".so", timeout_s);
     if (!b.ok) return b;
+    const auto check_start = Clock::now();
     ObjectCheck check = check_kernel_source(source_path);
     if (check.ok) {
         try {
@@ -50,6 +51,8 @@ BuildResult CpuTarget::build(const std::string& op, const std::string& source_pa
         b.rejected_symbol = check.symbol;
         b.rejection = check.reason;
     }
+    b.check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
+    b.seconds += b.check_seconds;
     return b;
 }
 
@@ -207,6 +210,7 @@ CaseRun CpuSession::run_case(const Problem& problem, const std::vector<Arg>& inp
     run.outputs = allocate_args(problem.outputs, false);
     copy_args_from(shm, layout.outputs, run.outputs);
     run.first_call_us = event->value("first_call_ns", 0.0) / 1000.0;
+    run.sandbox_us = (event->value("sandbox_ns", 0.0) + worker_->take_setup_ns()) / 1000.0;
     run.workspace_bytes = event->value("workspace_bytes", std::uint64_t{0});
     bool any_unwritten = false;
     for (const auto& u : event->at("unwritten")) {
@@ -250,6 +254,7 @@ CaseRun CpuSession::run_case(const Problem& problem, const std::vector<Arg>& inp
                 run.kept.push_back(std::move(ko));
             }
         } else if (ev == "timing_done" && planned) {
+            run.sandbox_us += event->value("sandbox_ns", 0.0) / 1000.0;
             return run;
         } else if (ev == "kernel_error") {
             run.outcome = RunOutcome::kernel_error;

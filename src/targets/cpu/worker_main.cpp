@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
     }
     hb::worker::install_signal_reports();
     hb::worker::apply_resource_limits(limits);
+    const double setup_start = now_ns();
     if (sandbox) {
         if (const auto error = hb::worker::enter_sandbox(); !error.empty()) {
             protocol::write_message(protocol::event_fd, {{"event", "worker_error"}, {"message", error}});
@@ -170,7 +171,8 @@ int main(int argc, char** argv) {
                                 {{"event", "load_error"}, {"message", library + " does not define hapbench_kernel"}});
         return 3;
     }
-    protocol::write_message(protocol::event_fd, {{"event", "ready"}});
+    const double setup_ns = now_ns() - setup_start;
+    protocol::write_message(protocol::event_fd, {{"event", "ready"}, {"sandbox_setup_ns", sandbox ? setup_ns : 0.0}});
 
     protocol::LineReader commands(protocol::command_fd);
     while (auto line = commands.read_line()) {
@@ -226,15 +228,20 @@ int main(int argc, char** argv) {
         copy_between(outputs, layout.outputs, shm, true);
         poison(outputs, 0x00);
         auto [rc2, ns2] = run_once();
-        const std::uint64_t at_return = hb::worker::fingerprint_all(outputs);
+        double sandbox_ns = 0;
+        double mark = now_ns();
+        const std::uint64_t at_return = sandbox ? hb::worker::fingerprint_all(outputs) : 0;
+        sandbox_ns += now_ns() - mark;
         if (rc2 != 0) {
             report_error(rc2, "correctness");
             munmap(shm, layout.total_bytes);
             continue;
         }
         if (sandbox) {
+            mark = now_ns();
             settle_pause(ns2);
             check_settled(at_return, hb::worker::fingerprint_all(outputs), "correctness", 0);
+            sandbox_ns += now_ns() - mark;
         }
         json unwritten = json::array(), differing = json::array();
         for (std::size_t a = 0; a < outputs.size(); ++a)
@@ -269,7 +276,7 @@ int main(int argc, char** argv) {
                                      {"max_difference", std::isinf(max_difference) ? 1e300 : max_difference}});
             }
         protocol::write_message(protocol::event_fd, {{"event", "outputs"}, {"unwritten", unwritten},
-                                                     {"nondeterministic", differing}, {"first_call_ns", ns1},
+                                                     {"nondeterministic", differing}, {"first_call_ns", ns1}, {"sandbox_ns", sandbox_ns},
                                                      {"workspace_bytes", workspace_bytes}});
 
         auto next = commands.read_line();
@@ -317,6 +324,7 @@ int main(int argc, char** argv) {
         protocol::write_message(protocol::event_fd, {{"event", "timing_plan"}, {"repeat", repeat}, {"pool", pool}});
         const hb::worker::SparseFingerprint probe(outputs, static_cast<std::uint64_t>(now_ns()) ^ 0x5eed);
         std::uint64_t last_print = 0;
+        double timed_sandbox_ns = 0;
         double last_ns = 0;
 
         for (int k = 1; k <= repeat && !failed; ++k) {
@@ -326,14 +334,22 @@ int main(int argc, char** argv) {
             hb::worker::clear_watches();
             watch_args(outputs, "out_of_bounds", "output", true);
             watch_args(copy, "input_mutation", "input", false);
-            if (sandbox && k > 1) check_settled(last_print, probe.take(), "timed", k - 1);
+            if (sandbox && k > 1) {
+                mark = now_ns();
+                check_settled(last_print, probe.take(), "timed", k - 1);
+                timed_sandbox_ns += now_ns() - mark;
+            }
             poison(outputs, 0xff);
             for_each_tensor(copy, [](Tensor& t) { t.buffer.protect_read_only(true); });
             flush_all(copy, outputs, workspace);
             const double t0 = now_ns();
             const int rc = kernel(&call.call());
             const double t1 = now_ns();
-            if (sandbox) last_print = probe.take();
+            if (sandbox) {
+                mark = now_ns();
+                last_print = probe.take();
+                timed_sandbox_ns += now_ns() - mark;
+            }
             last_ns = t1 - t0;
             for_each_tensor(copy, [](Tensor& t) { t.buffer.protect_read_only(false); });
             if (rc != 0) {
@@ -350,11 +366,13 @@ int main(int argc, char** argv) {
             }
         }
         if (sandbox && !failed) {
+            mark = now_ns();
             settle_pause(last_ns);
             check_settled(last_print, probe.take(), "timed", repeat);
+            timed_sandbox_ns += now_ns() - mark;
         }
         call.rebind_inputs(inputs);
-        if (!failed) protocol::write_message(protocol::event_fd, {{"event", "timing_done"}});
+        if (!failed) protocol::write_message(protocol::event_fd, {{"event", "timing_done"}, {"sandbox_ns", timed_sandbox_ns}});
         munmap(shm, layout.total_bytes);
     }
     return 0;

@@ -96,6 +96,7 @@ std::string WorkerProcess::start(Clock::time_point deadline) {
         kill_now();
         return why;
     }
+    setup_ns_ = ready->value("sandbox_setup_ns", 0.0);
     if (ready->value("event", "") == "load_error") {
         const std::string why = "cannot load the kernel: " + ready->value("message", "");
         kill_now();

@@ -46,6 +46,12 @@ class WorkerProcess {
     const std::optional<nlohmann::json>& start_event() const { return start_event_; }
     // The signal that ended the worker, once exit_description has reaped it (0: none).
     int exit_signal() const { return exit_signal_; }
+    // Nanoseconds the worker spent setting up its sandbox, reported once (then 0).
+    double take_setup_ns() {
+        const double ns = setup_ns_;
+        setup_ns_ = 0;
+        return ns;
+    }
 
   private:
     void unmap_shared();
@@ -60,6 +66,7 @@ class WorkerProcess {
     std::unique_ptr<protocol::LineReader> events_;
     std::optional<nlohmann::json> start_event_;
     int exit_signal_ = 0;
+    double setup_ns_ = 0;
 };
 
 }  // namespace hb
