@@ -16,8 +16,9 @@ std::map<int, std::string> wrong_statuses(const std::string& op) {
                                          "/wrong_level2 --op " + op + " --no-perf --timeout 20 --format json");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     std::map<int, std::string> out;
-    for (const auto& c : r.json().at("cases"))
-        if (c.at("operator") == op) out[c.at("case_id").get<int>()] = c.at("status").get<std::string>();
+    const nlohmann::json run = r.json();  // named: a temporary would die before the loop
+    for (const auto& c : run.at("cases"))
+        if (c.at("operator").get<std::string>() == op) out[c.at("case_id").get<int>()] = c.at("status").get<std::string>();
     return out;
 }
 
