@@ -168,5 +168,28 @@ TEST(BaselinesLevel2Elementwise, MaximumNanRuleOnEachPath) {
                    });
 }
 
+// ---- apply_adam_w ------------------------------------------------------------------------
+
+TEST(BaselinesLevel2Elementwise, ApplyAdamWMatchesGoldenOnEveryPath) {
+    const Baseline baseline("apply_adam_w");
+    ASSERT_TRUE(baseline.error().empty()) << baseline.error();
+    const auto f = AttrValue::of_float;
+    const std::vector<AttrMap> attr_sets = {
+        {{"lr", f(1e-3)}, {"beta1", f(0.9)}, {"beta2", f(0.999)}, {"weight_decay", f(0.0)}},
+        {{"lr", f(0.1)}, {"beta1", f(0.5)}, {"beta2", f(0.9)}, {"weight_decay", f(0.5)}, {"step", AttrValue::of_int(7)}},
+        {{"lr", f(1e-2)}, {"beta1", f(0.0)}, {"beta2", f(0.99)}, {"weight_decay", f(0.01)}, {"epsilon", f(1e-6)},
+         {"maximize", AttrValue::of_bool(true)}},
+    };
+    for (const AttrMap& attrs : attr_sets)
+        for (DType dtype : {DType::f32, DType::f16, DType::bf16})
+            for (const Shape& shape : {Shape{7}, Shape{3, 129}, Shape{2, 5, 1001}})
+                for (ValueRange range : {ValueRange{-1, 1}, ValueRange{-INFINITY, INFINITY}, ValueRange{NAN, NAN}})
+                    check_baseline(baseline, "apply_adam_w",
+                                   {{dtype, shape, range}, {dtype, shape, range},
+                                    {dtype, shape, std::isfinite(range.lo) ? ValueRange{-0.1, 0.1} : range},
+                                    {dtype, shape, std::isfinite(range.lo) ? ValueRange{0, 0.1} : range}},
+                                   attrs);
+}
+
 }  // namespace
 }  // namespace hb

@@ -11,6 +11,7 @@
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
 #include "suite/case_sampler.hpp"
+#include "suite/inputs.hpp"
 #include "suite/profile.hpp"
 #include "suite/proto.hpp"
 #include "suite/split.hpp"
@@ -214,6 +215,127 @@ TEST(OpsLevel2Elementwise, MaximumInt64BoundaryIsATypeBoundaryRange) {
     const ValueRange r = op_named("maximum").boundary_range(DType::i64);
     EXPECT_EQ(classify_range(r, DType::i64), RangeGroup::type_boundary);
     EXPECT_EQ(r.hi, 4611686018427387904.0);
+}
+
+// ---- apply_adam_w ------------------------------------------------------------------------
+
+AttrMap adam_attrs(double lr, double beta1, double beta2, double weight_decay, double epsilon, std::int64_t step,
+                   bool maximize) {
+    return {{"lr", AttrValue::of_float(lr)},           {"beta1", AttrValue::of_float(beta1)},
+            {"beta2", AttrValue::of_float(beta2)},     {"weight_decay", AttrValue::of_float(weight_decay)},
+            {"epsilon", AttrValue::of_float(epsilon)}, {"step", AttrValue::of_int(step)},
+            {"maximize", AttrValue::of_bool(maximize)}};
+}
+
+std::vector<TensorInput> adam_inputs(DType dtype, std::vector<double> var, std::vector<double> grad,
+                                     std::vector<double> m, std::vector<double> v) {
+    const Shape s{static_cast<std::int64_t>(var.size())};
+    return {{dtype, s, std::move(var)}, {dtype, s, std::move(grad)}, {dtype, s, std::move(m)}, {dtype, s, std::move(v)}};
+}
+
+TEST(OpsLevel2Elementwise, ApplyAdamWMatchesHandComputedSteps) {
+    const auto in = adam_inputs(DType::f32, {1}, {0.5}, {0.1}, {0.04});
+    // m' = 0.14, v' = 0.04021, mh = 1.4, vh = 40.21; u = 1.4/(sqrt(40.21)+1e-8) + 0.01*1.
+    expect_values(evaluate("apply_adam_w", in, adam_attrs(0.1, 0.9, 0.999, 0.01, 1e-8, 1, false)), {0.976921935466319});
+    // maximize adds the same update.
+    expect_values(evaluate("apply_adam_w", in, adam_attrs(0.1, 0.9, 0.999, 0.01, 1e-8, 1, true)), {1.023078064533681});
+    // beta1 = 0, epsilon 0, no decay: u = g / |g|.
+    expect_values(evaluate("apply_adam_w", adam_inputs(DType::f32, {-2}, {-1}, {0}, {0}),
+                           adam_attrs(0.01, 0.0, 0.5, 0.0, 0.0, 1, false)),
+                  {-1.99});
+    // step 10: bias corrections 1-0.9^10 and 1-0.99^10.
+    expect_values(evaluate("apply_adam_w", adam_inputs(DType::f32, {3}, {0.2}, {0.3}, {0.5}),
+                           adam_attrs(0.001, 0.9, 0.99, 0.5, 1e-6, 10, false)),
+                  {2.9983043886685983}, 1e-13);
+}
+
+TEST(OpsLevel2Elementwise, ApplyAdamWDefaultsAndSpecialValues) {
+    // epsilon = 1e-8, step = 1 and maximize = false by default.
+    AttrMap required = adam_attrs(0.1, 0.9, 0.999, 0.01, 0, 0, false);
+    required.erase("epsilon");
+    required.erase("step");
+    required.erase("maximize");
+    expect_values(evaluate("apply_adam_w", adam_inputs(DType::f32, {1}, {0.5}, {0.1}, {0.04}), required),
+                  {0.976921935466319});
+    // No decay term when weight_decay is 0, so an infinite var stays infinite; zero moments,
+    // gradient and epsilon give 0/0 = NaN.
+    expect_values(evaluate("apply_adam_w", adam_inputs(DType::f32, {INFINITY, 1}, {0.5, 0}, {0, 0}, {0, 0}),
+                           adam_attrs(0.1, 0.9, 0.999, 0.0, 0.0, 1, false)),
+                  {INFINITY, NAN});
+}
+
+TEST(OpsLevel2Elementwise, ApplyAdamWSamePrecisionRoundsToTheCaseDtype) {
+    const auto out = evaluate("apply_adam_w", adam_inputs(DType::bf16, {1}, {0.5}, {0.125}, {0.25}),
+                              adam_attrs(0.1, 0.9, 0.999, 0.01, 1e-8, 1, false), true);
+    EXPECT_EQ(out[0], round_to_dtype(out[0], DType::bf16));
+    EXPECT_NEAR(out[0], 0.98, 0.01);
+}
+
+TEST(OpsLevel2Elementwise, ApplyAdamWOutputInferenceAndErrors) {
+    const auto good = adam_inputs(DType::f16, {1, 2}, {1, 2}, {1, 2}, {1, 2});
+    const AttrMap attrs = adam_attrs(0.1, 0.9, 0.999, 0.0, 1e-8, 1, false);
+    const Problem p = problem_for("apply_adam_w", good, attrs);
+    ASSERT_EQ(p.outputs.size(), 1u);
+    EXPECT_EQ(p.outputs[0].name, "y");
+    EXPECT_EQ(p.outputs[0].tensors.at(0).dtype, DType::f16);
+    auto bad_shape = good;
+    bad_shape[2].shape = {3};
+    EXPECT_THROW(problem_for("apply_adam_w", bad_shape, attrs), Error);
+    auto bad_dtype = good;
+    bad_dtype[3].dtype = DType::f32;
+    EXPECT_THROW(problem_for("apply_adam_w", bad_dtype, attrs), Error);
+    EXPECT_THROW(problem_for("apply_adam_w", good, adam_attrs(0.1, 1.0, 0.999, 0, 1e-8, 1, false)), Error);
+    EXPECT_THROW(problem_for("apply_adam_w", good, adam_attrs(0.1, 0.9, -0.1, 0, 1e-8, 1, false)), Error);
+    EXPECT_THROW(problem_for("apply_adam_w", good, adam_attrs(0.1, 0.9, 0.999, 0, 1e-8, 0, false)), Error);
+    EXPECT_THROW(problem_for("apply_adam_w", good, adam_attrs(-0.1, 0.9, 0.999, 0, 1e-8, 1, false)), Error);
+}
+
+TEST(OpsLevel2Elementwise, ApplyAdamWWorkReadsFourTensors) {
+    const auto in = adam_inputs(DType::bf16, std::vector<double>(100), std::vector<double>(100),
+                                std::vector<double>(100), std::vector<double>(100));
+    const WorkModel w = op_named("apply_adam_w").work(problem_for("apply_adam_w", in, adam_attrs(0.1, 0.9, 0.999, 0.1, 1e-8, 1, false)));
+    EXPECT_EQ(w.bytes_read, 4 * 200);
+    EXPECT_EQ(w.bytes_written, 200);
+    EXPECT_EQ(vector_elements(w, OpClass::sqrt), 100);
+    EXPECT_EQ(vector_elements(w, OpClass::div), 100);
+    EXPECT_EQ(vector_elements(w, OpClass::fma), 400);
+    const WorkModel no_decay =
+        op_named("apply_adam_w").work(problem_for("apply_adam_w", in, adam_attrs(0.1, 0.9, 0.999, 0.0, 1e-8, 1, false)));
+    EXPECT_EQ(vector_elements(no_decay, OpClass::fma), 300);
+}
+
+TEST(OpsLevel2Elementwise, ApplyAdamWCasesCoverEveryAttributePathAndDtype) {
+    std::set<DType> dtypes;
+    std::set<bool> maximize, decay;
+    std::set<std::int64_t> steps;
+    std::set<double> epsilons, beta1s;
+    for (const auto& c : generated_cases("apply_adam_w", 20)) {
+        dtypes.insert(c.inputs.at(0).dtype);
+        maximize.insert(c.attrs.at("maximize").b);
+        decay.insert(c.attrs.at("weight_decay").f != 0);
+        steps.insert(c.attrs.at("step").i);
+        epsilons.insert(c.attrs.at("epsilon").f);
+        beta1s.insert(c.attrs.at("beta1").f);
+        for (const auto& in : c.inputs) EXPECT_EQ(in.shapes, c.inputs.at(0).shapes);
+        const auto& v = c.inputs.at(3);
+        if (v.range && std::isfinite(v.range->lo) && v.range->lo != v.range->hi) EXPECT_GE(v.range->lo, 0);
+    }
+    EXPECT_EQ(dtypes.size(), 3u);
+    EXPECT_EQ(maximize.size(), 2u);
+    EXPECT_EQ(decay.size(), 2u);
+    EXPECT_GE(steps.size(), 5u);
+    EXPECT_TRUE(epsilons.count(0.0) && epsilons.count(1e-8));
+    EXPECT_TRUE(beta1s.count(0.0));
+}
+
+TEST(OpsLevel2Elementwise, ApplyAdamWMakesTheSecondMomentNonNegative) {
+    const Problem p = problem_for("apply_adam_w", adam_inputs(DType::f32, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}),
+                                  adam_attrs(0.1, 0.9, 0.999, 0, 1e-8, 1, false));
+    std::vector<Arg> args = allocate_args(p.inputs, false);
+    for (std::size_t i = 0; i < 3; ++i) args[3].tensors[0].set(i, -1.0 - static_cast<double>(i));
+    Rng rng(1);
+    op_named("apply_adam_w").fix_inputs(p, args, rng);
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(args[3].tensors[0].get(i), 1.0 + static_cast<double>(i));
 }
 
 }  // namespace
