@@ -36,5 +36,19 @@ TEST(WrongLevel2Elementwise, MaximumDroppingNanFailsPrecision) {
     EXPECT_GE(count_status(statuses, "PASS"), 10);
 }
 
+// Leaving out the bias corrections: the early-step cases with a large learning rate fail.
+TEST(WrongLevel2Elementwise, ApplyAdamWWithoutBiasCorrectionFailsPrecision) {
+    const auto statuses = wrong_statuses("apply_adam_w");
+    ASSERT_EQ(statuses.size(), 20u);
+    EXPECT_GE(count_status(statuses, "PRECISION_FAIL"), 1);
+}
+
+// Signed Euclid: negative results where the inputs have negative values; exact comparison.
+TEST(WrongLevel2Elementwise, GcdWithNegativeResultsFailsPrecision) {
+    const auto statuses = wrong_statuses("gcd");
+    ASSERT_EQ(statuses.size(), 20u);
+    EXPECT_GE(count_status(statuses, "PRECISION_FAIL"), 1);
+}
+
 }  // namespace
 }  // namespace hb::test

@@ -191,5 +191,16 @@ TEST(BaselinesLevel2Elementwise, ApplyAdamWMatchesGoldenOnEveryPath) {
                                    attrs);
 }
 
+// ---- gcd ---------------------------------------------------------------------------------
+
+TEST(BaselinesLevel2Elementwise, GcdMatchesGoldenForEveryDtypeAndBroadcast) {
+    const Baseline baseline("gcd");
+    ASSERT_TRUE(baseline.error().empty()) << baseline.error();
+    for (DType dtype : {DType::i16, DType::i32, DType::i64})
+        for (const auto& [a, b] : maximum_shapes)
+            for (ValueRange range : {ValueRange{-1000, 1000}, ValueRange{-INFINITY, INFINITY}, ValueRange{0, 0}})
+                check_baseline(baseline, "gcd", {{dtype, a, range}, {dtype, b, range}});
+}
+
 }  // namespace
 }  // namespace hb

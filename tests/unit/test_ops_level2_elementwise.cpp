@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "core/error.hpp"
@@ -336,6 +337,77 @@ TEST(OpsLevel2Elementwise, ApplyAdamWMakesTheSecondMomentNonNegative) {
     Rng rng(1);
     op_named("apply_adam_w").fix_inputs(p, args, rng);
     for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(args[3].tensors[0].get(i), 1.0 + static_cast<double>(i));
+}
+
+// ---- gcd ---------------------------------------------------------------------------------
+
+TEST(OpsLevel2Elementwise, GcdIsNonNegativeWithZerosAndNegatives) {
+    const Shape s{8};
+    for (DType dtype : {DType::i16, DType::i32, DType::i64})
+        expect_values(evaluate("gcd", {{dtype, s, {12, -12, 12, -12, 0, -7, 0, 32767}},
+                                       {dtype, s, {18, 18, -18, -18, 5, 0, 0, 32766}}}),
+                      {6, 6, 6, 6, 5, 7, 0, 1}, 0);
+}
+
+TEST(OpsLevel2Elementwise, GcdBroadcastsAndKeepsLargeInt64Exact) {
+    expect_values(evaluate("gcd", {{DType::i32, {2, 1}, {4, 9}}, {DType::i32, {3}, {6, 3, 0}}}), {2, 1, 4, 3, 3, 9}, 0);
+    const double two62 = 4611686018427387904.0, two40 = 1099511627776.0;
+    expect_values(evaluate("gcd", {{DType::i64, {2}, {two62, -two62}}, {DType::i64, {1}, {3 * two40}}}), {two40, two40}, 0);
+}
+
+TEST(OpsLevel2Elementwise, GcdOutputInferenceAndErrors) {
+    const Problem p = problem_for("gcd", {{DType::i16, {5, 1}, {}}, {DType::i16, {3}, {}}});
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).shape, (Shape{5, 3}));
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).dtype, DType::i16);
+    EXPECT_THROW(problem_for("gcd", {{DType::i32, {5}, {}}, {DType::i32, {3}, {}}}), Error);
+    EXPECT_THROW(problem_for("gcd", {{DType::i32, {5}, {}}, {DType::i64, {5}, {}}}), Error);
+}
+
+TEST(OpsLevel2Elementwise, GcdInputsAvoidTheMostNegativeValueAndHoldZeros) {
+    for (DType dtype : {DType::i16, DType::i32, DType::i64}) {
+        const Problem p = problem_for("gcd", {{dtype, {200}, {}}, {dtype, {200}, {}}});
+        std::vector<Arg> args = allocate_args(p.inputs, false);
+        for (auto& a : args)
+            for (std::size_t i = 0; i < 200; ++i) a.tensors[0].set(i, dtype_lowest(dtype));
+        Rng rng(1);
+        op_named("gcd").fix_inputs(p, args, rng);
+        const Tensor& x1 = args[0].tensors[0];
+        EXPECT_EQ(x1.get(96), 0) << dtype_name(dtype);   // every 97th element of x1
+        EXPECT_EQ(args[1].tensors[0].get(88), 0) << dtype_name(dtype);  // every 89th of x2
+        EXPECT_GT(x1.get(0), dtype_lowest(dtype)) << dtype_name(dtype);
+        if (dtype == DType::i64) {  // redrawn in [-2^62, 2^62], exact in fp64
+            const auto v = static_cast<const std::int64_t*>(x1.data())[0];
+            EXPECT_LE(std::llabs(v), std::int64_t(1) << 62);
+            EXPECT_EQ(static_cast<std::int64_t>(static_cast<double>(v)), v);
+        } else {
+            EXPECT_EQ(x1.get(0), dtype_lowest(dtype) + 1) << dtype_name(dtype);
+        }
+    }
+}
+
+TEST(OpsLevel2Elementwise, GcdWorkGrowsWithTheMagnitudeBits) {
+    auto work_for = [](ValueRange r) {
+        const Proto proto = proto_for("gcd");
+        CaseSpec c = case_for(proto, {{DType::i32, {100}, {}}, {DType::i32, {100}, {}}}, {});
+        for (auto& in : c.inputs) in.range = r;
+        return op_named("gcd").work(resolve_problem(proto, op_named("gcd"), c));
+    };
+    const WorkModel small = work_for({-1000, 1000}), large = work_for({-2147483648.0, 2147483647.0});
+    EXPECT_EQ(small.bytes_read, 800);
+    EXPECT_EQ(small.bytes_written, 400);
+    EXPECT_EQ(vector_elements(small, OpClass::add), 0.5 * 10 * 100);  // 1000 < 2^10: half an iteration per bit
+    EXPECT_EQ(vector_elements(large, OpClass::add), 0.5 * 31 * 100);
+}
+
+TEST(OpsLevel2Elementwise, GcdCasesCoverEveryDtypeAndBroadcastDirection) {
+    std::set<DType> dtypes;
+    int broadcast = 0;
+    for (const auto& c : generated_cases("gcd", 20)) {
+        dtypes.insert(c.inputs.at(0).dtype);
+        broadcast += c.inputs.at(0).shapes != c.inputs.at(1).shapes;
+    }
+    EXPECT_EQ(dtypes.size(), 3u);
+    EXPECT_GE(broadcast, 10);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // gcd(x1, x2): elementwise greatest common divisor with NumPy/PyTorch broadcasting, as
 // torch.gcd: the result is non-negative, gcd(a, 0) = |a| and gcd(0, 0) = 0. Both inputs
 // have one integer dtype (int16, int32, int64), which the output keeps.
-// The most negative value of the dtype is never generated (fix_inputs moves it up by one):
+// The most negative value of the dtype is never generated (fix_inputs replaces it):
 // |INT_MIN| does not fit the dtype, so torch.gcd(INT_MIN, 0) and gcd(INT_MIN, INT_MIN)
 // overflow to INT_MIN (and torch's Euclid returns negative results for some INT_MIN pairs);
 // no kernel should be held to that.
@@ -86,17 +86,18 @@ class GcdOp final : public OperatorWithCompute<GcdOp> {
         WorkModel w;
         w.bytes_read = static_cast<double>(x1.bytes() + x2.bytes());
         w.bytes_written = static_cast<double>(y.bytes());
-        // A branch-free vector binary GCD: two abs, then per iteration a subtract, a
-        // min/max pair (compare + select each) and a shift by the trailing zeros. It runs
-        // until the slowest lane is done; the bound counts one iteration per magnitude bit of
-        // the inputs' range, below the average (~1.4 per bit), so T_HW stays a lower bound.
+        // Per element two abs, then per iteration at least a subtract or remainder, a compare
+        // and a select (a vector binary GCD also shifts, and runs until its slowest lane is
+        // done). Iterations are counted as half the magnitude bits of the inputs' range, below
+        // Euclid's average (~0.58 per bit) and binary GCD's (~1.4 per bit), so that T_HW
+        // stays a lower bound however the kernel computes.
         const double bits = std::max(magnitude_bits(p.spec.inputs.at(0).range, x1.dtype),
                                      magnitude_bits(p.spec.inputs.at(1).range, x2.dtype));
+        const double iterations = 0.5 * bits;
         w.add_vector(OpClass::abs, y.dtype, 2 * n);
-        w.add_vector(OpClass::add, y.dtype, bits * n);
-        w.add_vector(OpClass::cmp, y.dtype, 2 * bits * n);
-        w.add_vector(OpClass::select, y.dtype, 2 * bits * n);
-        w.add_vector(OpClass::mul, y.dtype, bits * n);  // the shift, costed as a multiply
+        w.add_vector(OpClass::add, y.dtype, iterations * n);
+        w.add_vector(OpClass::cmp, y.dtype, iterations * n);
+        w.add_vector(OpClass::select, y.dtype, iterations * n);
         w.parallel_items = n;
         w.innermost = y.shape.empty() ? 1 : y.shape.back();
         return w;
@@ -117,30 +118,39 @@ class GcdOp final : public OperatorWithCompute<GcdOp> {
         return Operator::boundary_range(dtype);
     }
 
-    void fix_inputs(const Problem&, std::vector<Arg>& inputs, Rng&) const override {
+    void fix_inputs(const Problem&, std::vector<Arg>& inputs, Rng& rng) const override {
         for (std::size_t k = 0; k < 2; ++k) {
             Tensor& t = inputs.at(k).tensors.at(0);
             const std::size_t period = k == 0 ? x1_zero_period : x2_zero_period;
             switch (t.spec.dtype) {
-                case DType::i16: fix_values<std::int16_t>(t, period, std::numeric_limits<std::int16_t>::min() + 1); break;
-                case DType::i32: fix_values<std::int32_t>(t, period, std::numeric_limits<std::int32_t>::min() + 1); break;
-                // int64: the golden reads inputs through fp64, which cannot hold -2^63 + 1;
-                // -2^63 + 1024 is the nearest value it holds exactly.
-                case DType::i64: fix_values<std::int64_t>(t, period, std::numeric_limits<std::int64_t>::min() + 1024); break;
+                case DType::i16: fix_values<std::int16_t>(t, period, [](Rng&) { return std::int16_t(-32767); }, rng); break;
+                case DType::i32:
+                    fix_values<std::int32_t>(t, period, [](Rng&) { return std::numeric_limits<std::int32_t>::min() + 1; }, rng);
+                    break;
+                // int64: the input generator draws through fp64 and overflows at 2^63, filling a
+                // full-range (+-inf, boundary) int64 tensor with -2^63 alone; those elements are
+                // redrawn in [-2^62, 2^62], rounded to values fp64 holds exactly, because the
+                // golden reads inputs through fp64.
+                case DType::i64:
+                    fix_values<std::int64_t>(t, period, [](Rng& r) {
+                        const double v = static_cast<double>(r.uniform_int(-(std::int64_t(1) << 62), std::int64_t(1) << 62));
+                        return static_cast<std::int64_t>(v);
+                    }, rng);
+                    break;
                 default: break;
             }
         }
     }
 
   private:
-    // Zeros at every period-th element; the dtype's most negative value moved up to `floor`.
-    template <typename Int>
-    static void fix_values(Tensor& t, std::size_t period, Int floor) {
+    // Zeros at every period-th element; the dtype's most negative value replaced by replace().
+    template <typename Int, typename Replace>
+    static void fix_values(Tensor& t, std::size_t period, Replace replace, Rng& rng) {
         auto* p = static_cast<Int*>(t.data());
         const auto n = static_cast<std::size_t>(t.numel());
         for (std::size_t i = 0; i < n; ++i) {
             if (i % period == period - 1) p[i] = 0;
-            else if (p[i] < floor) p[i] = floor;
+            else if (p[i] == std::numeric_limits<Int>::min()) p[i] = replace(rng);
         }
     }
 };
