@@ -50,5 +50,13 @@ TEST(WrongLevel2Elementwise, GcdWithNegativeResultsFailsPrecision) {
     EXPECT_GE(count_status(statuses, "PRECISION_FAIL"), 1);
 }
 
+// The row maximum of x instead of |x|: rows whose largest magnitude is negative get a wrong
+// scale and saturated y.
+TEST(WrongLevel2Elementwise, DynamicQuantWithoutAbsFailsPrecision) {
+    const auto statuses = wrong_statuses("dynamic_quant");
+    ASSERT_EQ(statuses.size(), 20u);
+    EXPECT_GE(count_status(statuses, "PRECISION_FAIL"), 1);
+}
+
 }  // namespace
 }  // namespace hb::test

@@ -202,5 +202,17 @@ TEST(BaselinesLevel2Elementwise, GcdMatchesGoldenForEveryDtypeAndBroadcast) {
                 check_baseline(baseline, "gcd", {{dtype, a, range}, {dtype, b, range}});
 }
 
+// ---- dynamic_quant -----------------------------------------------------------------------
+
+TEST(BaselinesLevel2Elementwise, DynamicQuantMatchesGoldenWithinOne) {
+    const Baseline baseline("dynamic_quant");
+    ASSERT_TRUE(baseline.error().empty()) << baseline.error();
+    for (DType dtype : {DType::f16, DType::bf16})
+        for (const Shape& shape : {Shape{3, 7}, Shape{5, 129}, Shape{2, 5, 1001}})
+            for (ValueRange range : {ValueRange{-1, 1}, ValueRange{-1000, 1000}, ValueRange{0, 0},
+                                     ValueRange{-INFINITY, INFINITY}, ValueRange{NAN, NAN}})
+                check_baseline(baseline, "dynamic_quant", {{dtype, shape, range}});
+}
+
 }  // namespace
 }  // namespace hb

@@ -410,5 +410,63 @@ TEST(OpsLevel2Elementwise, GcdCasesCoverEveryDtypeAndBroadcastDirection) {
     EXPECT_GE(broadcast, 10);
 }
 
+// ---- dynamic_quant -----------------------------------------------------------------------
+
+TEST(OpsLevel2Elementwise, DynamicQuantRoundsHalfToEvenPerRow) {
+    for (DType dtype : {DType::f16, DType::bf16}) {
+        const auto out = evaluate_all("dynamic_quant", {{dtype, {3, 3}, {1, -2, 0.5, 0, 0, 0, 127, 1.5, -2.5}}});
+        // Row 0: s = 2/127; 1/s = 63.5 -> 64 (even), -2/s = -127, 0.5/s = 31.75 -> 32.
+        // Row 1: all zeros, s = 1e-12/127. Row 2: s = 1; 1.5 -> 2, -2.5 -> -2 (ties to even).
+        expect_values(out.at(0).one().v, {64, -127, 32, 0, 0, 0, 127, 2, -2}, 0);
+        expect_values(out.at(1).one().v, {2.0 / 127, 1e-12 / 127, 1}, 1e-15);
+    }
+}
+
+TEST(OpsLevel2Elementwise, DynamicQuantSpecialValuesZeroTheirRow) {
+    const auto out = evaluate_all("dynamic_quant", {{DType::f16, {2, 3}, {NAN, 1, 2, INFINITY, 1, -INFINITY}}});
+    expect_values(out.at(0).one().v, {0, 0, 0, 0, 0, 0}, 0);
+    expect_values(out.at(1).one().v, {NAN, INFINITY});
+}
+
+TEST(OpsLevel2Elementwise, DynamicQuantSamePrecisionMatchesTheGoldenHere) {
+    const std::vector<TensorInput> in = {{DType::bf16, {2, 4}, {0.3, -0.7, 0.01, 0.5, -3, 2, 1, 0.125}}};
+    const auto golden = evaluate_all("dynamic_quant", in);
+    const auto same = evaluate_all("dynamic_quant", in, {}, true);
+    expect_values(same.at(0).one().v, golden.at(0).one().v, 0);
+    for (std::size_t r = 0; r < 2; ++r)
+        EXPECT_NEAR(same.at(1).one().v[r], golden.at(1).one().v[r], 1e-7 * golden.at(1).one().v[r]);
+}
+
+TEST(OpsLevel2Elementwise, DynamicQuantOutputsAndErrors) {
+    const Problem p = problem_for("dynamic_quant", {{DType::bf16, {4, 5, 6}, {}}});
+    ASSERT_EQ(p.outputs.size(), 2u);
+    EXPECT_EQ(p.outputs[0].name, "y");
+    EXPECT_EQ(p.outputs[0].tensors.at(0).dtype, DType::i8);
+    EXPECT_EQ(p.outputs[0].tensors.at(0).shape, (Shape{4, 5, 6}));
+    EXPECT_EQ(p.outputs[1].name, "scale");
+    EXPECT_EQ(p.outputs[1].tensors.at(0).dtype, DType::f32);
+    EXPECT_EQ(p.outputs[1].tensors.at(0).shape, (Shape{4, 5}));
+    EXPECT_THROW(problem_for("dynamic_quant", {{DType::f16, {6}, {}}}), Error);
+    const Proto proto = proto_for("dynamic_quant");
+    EXPECT_EQ(proto.tau_overrides.at(DType::i8), 1.0);  // int8 outputs may differ by 1
+}
+
+TEST(OpsLevel2Elementwise, DynamicQuantWorkReadsOnceAndWritesScales) {
+    const WorkModel w = op_named("dynamic_quant").work(problem_for("dynamic_quant", {{DType::f16, {10, 20}, {}}}));
+    EXPECT_EQ(w.bytes_read, 400);
+    EXPECT_EQ(w.bytes_written, 200 + 10 * 4);
+    EXPECT_EQ(w.parallel_items, 10);
+    EXPECT_EQ(vector_elements(w, OpClass::abs), 200);
+}
+
+TEST(OpsLevel2Elementwise, DynamicQuantCasesCoverBothDtypesWithRowsOfRankTwoOrMore) {
+    std::set<DType> dtypes;
+    for (const auto& c : generated_cases("dynamic_quant", 20)) {
+        dtypes.insert(c.inputs.at(0).dtype);
+        EXPECT_GE(c.inputs.at(0).shapes.at(0).size(), 2u);
+    }
+    EXPECT_EQ(dtypes.size(), 2u);
+}
+
 }  // namespace
 }  // namespace hb
