@@ -1,0 +1,1 @@
+../reference/dynamic_quant.cpp

@@ -1,0 +1,160 @@
+// gcd(x1, x2): elementwise greatest common divisor with NumPy/PyTorch broadcasting, as
+// torch.gcd: the result is non-negative, gcd(a, 0) = |a| and gcd(0, 0) = 0. Both inputs
+// have one integer dtype (int16, int32, int64), which the output keeps.
+// The most negative value of the dtype is never generated (fix_inputs replaces it):
+// |INT_MIN| does not fit the dtype, so torch.gcd(INT_MIN, 0) and gcd(INT_MIN, INT_MIN)
+// overflow to INT_MIN (and torch's Euclid returns negative results for some INT_MIN pairs);
+// no kernel should be held to that.
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "ops/broadcast.hpp"
+#include "ops/broadcast_sampling.hpp"
+#include "ops/register.hpp"
+
+namespace hb {
+
+namespace {
+
+// Every 97th element of x1 and every 89th of x2 is set to 0, so each case meets gcd(a, 0),
+// gcd(0, b) and, where the positions meet, gcd(0, 0).
+constexpr std::size_t x1_zero_period = 97, x2_zero_period = 89;
+
+std::int64_t gcd_of(std::int64_t a, std::int64_t b) {
+    return std::gcd(a, b);  // |a|, |b| fit: INT64_MIN is never generated
+}
+
+// Bits of the largest magnitude an input range can hold (the generator clamps to the dtype;
+// a NaN range fills [0, 100]).
+double magnitude_bits(const std::optional<ValueRange>& range, DType dtype) {
+    const double type_bits = 8.0 * static_cast<double>(dtype_size(dtype)) - 1;
+    if (!range || std::isnan(range->lo) || std::isnan(range->hi)) return std::log2(101.0);
+    const double extent = std::max(std::fabs(range->lo), std::fabs(range->hi));
+    if (!(extent >= 1)) return 1;
+    return std::min(type_bits, std::floor(std::log2(extent)) + 1);
+}
+
+}  // namespace
+
+class GcdOp final : public OperatorWithCompute<GcdOp> {
+  public:
+    std::string name() const override { return "gcd"; }
+    int level() const override { return 2; }
+    std::string baseline_description() const override {
+        return "threaded C++ (OpenMP over the broadcast output, binary GCD with count-trailing-zeros, the "
+               "algorithm of torch's and libstdc++'s gcd): oneDNN has no gcd or integer-division primitive";
+    }
+
+    std::vector<ArgSpec> infer_outputs(const Problem& p) const override {
+        const TensorSpec& x1 = p.input("x1").tensors.at(0);
+        const TensorSpec& x2 = p.input("x2").tensors.at(0);
+        if (x1.dtype != x2.dtype)
+            throw Error(p.context() + "x1 is " + std::string(dtype_name(x1.dtype)) + " but x2 is " +
+                        std::string(dtype_name(x2.dtype)) + "; gcd takes two inputs of one dtype");
+        if (is_floating(x1.dtype) || x1.dtype == DType::boolean)
+            throw Error(p.context() + "gcd needs integer inputs, got " + std::string(dtype_name(x1.dtype)));
+        ArgSpec out;
+        out.name = "y";
+        out.tensors.push_back(TensorSpec{x1.dtype, broadcast_shapes(x1.shape, x2.shape, p.context())});
+        return {out};
+    }
+
+    // Integer math in int64 whatever T is: the fp64 golden holds generated int64 values
+    // exactly (they pass through fp64 in the generator), and so does every divisor of them.
+    template <typename T>
+    void compute(const Problem&, const ValueArgs<T>& in, ValueArgs<T>& out) const {
+        const auto& x1 = in[0].one();
+        const auto& x2 = in[1].one();
+        T* y = out[0].one().v.data();
+        const BroadcastPlan plan(x1.spec.shape, x2.spec.shape);
+        const std::int64_t sa = plan.inner_stride_a(), sb = plan.inner_stride_b();
+        for_each_broadcast_piece(plan, [&](std::int64_t o, std::int64_t a, std::int64_t b, std::int64_t n) {
+            for (std::int64_t i = 0; i < n; ++i)
+                y[o + i] = static_cast<T>(gcd_of(static_cast<std::int64_t>(x1.v[static_cast<std::size_t>(a + i * sa)]),
+                                                 static_cast<std::int64_t>(x2.v[static_cast<std::size_t>(b + i * sb)])));
+        });
+    }
+
+    WorkModel work(const Problem& p) const override {
+        const TensorSpec& x1 = p.input("x1").tensors.at(0);
+        const TensorSpec& x2 = p.input("x2").tensors.at(0);
+        const TensorSpec& y = p.outputs.at(0).tensors.at(0);
+        const double n = static_cast<double>(y.numel());
+        WorkModel w;
+        w.bytes_read = static_cast<double>(x1.bytes() + x2.bytes());
+        w.bytes_written = static_cast<double>(y.bytes());
+        // Per element two abs, then per iteration at least a subtract or remainder, a compare
+        // and a select (a vector binary GCD also shifts, and runs until its slowest lane is
+        // done). Iterations are counted as half the magnitude bits of the inputs' range, below
+        // Euclid's average (~0.58 per bit) and binary GCD's (~1.4 per bit), so that T_HW
+        // stays a lower bound however the kernel computes.
+        const double bits = std::max(magnitude_bits(p.spec.inputs.at(0).range, x1.dtype),
+                                     magnitude_bits(p.spec.inputs.at(1).range, x2.dtype));
+        const double iterations = 0.5 * bits;
+        w.add_vector(OpClass::abs, y.dtype, 2 * n);
+        w.add_vector(OpClass::add, y.dtype, iterations * n);
+        w.add_vector(OpClass::cmp, y.dtype, iterations * n);
+        w.add_vector(OpClass::select, y.dtype, iterations * n);
+        w.parallel_items = n;
+        w.innermost = y.shape.empty() ? 1 : y.shape.back();
+        return w;
+    }
+
+    void sample_case(CaseSampler& sampler, CaseSpec& out) const override {
+        const auto& d = sampler.draw();
+        Shape x1, x2;
+        sample_broadcast_shapes(sampler, sampler.cycle(all_broadcast_patterns), d.target_elements, d.dtype, d.aligned,
+                                x1, x2);
+        out.inputs.at(0).shapes = {x1};
+        out.inputs.at(1).shapes = {x2};
+    }
+
+    // int64: +-2^62, the widest range the fp64 path of the generator converts exactly.
+    ValueRange boundary_range(DType dtype) const override {
+        if (dtype == DType::i64) return {-4611686018427387904.0, 4611686018427387904.0};
+        return Operator::boundary_range(dtype);
+    }
+
+    void fix_inputs(const Problem&, std::vector<Arg>& inputs, Rng& rng) const override {
+        for (std::size_t k = 0; k < 2; ++k) {
+            Tensor& t = inputs.at(k).tensors.at(0);
+            const std::size_t period = k == 0 ? x1_zero_period : x2_zero_period;
+            switch (t.spec.dtype) {
+                case DType::i16: fix_values<std::int16_t>(t, period, [](Rng&) { return std::int16_t(-32767); }, rng); break;
+                case DType::i32:
+                    fix_values<std::int32_t>(t, period, [](Rng&) { return std::numeric_limits<std::int32_t>::min() + 1; }, rng);
+                    break;
+                // int64: the input generator draws through fp64 and overflows at 2^63, filling a
+                // full-range (+-inf, boundary) int64 tensor with -2^63 alone; those elements are
+                // redrawn in [-2^62, 2^62], rounded to values fp64 holds exactly, because the
+                // golden reads inputs through fp64.
+                case DType::i64:
+                    fix_values<std::int64_t>(t, period, [](Rng& r) {
+                        const double v = static_cast<double>(r.uniform_int(-(std::int64_t(1) << 62), std::int64_t(1) << 62));
+                        return static_cast<std::int64_t>(v);
+                    }, rng);
+                    break;
+                default: break;
+            }
+        }
+    }
+
+  private:
+    // Zeros at every period-th element; the dtype's most negative value replaced by replace().
+    template <typename Int, typename Replace>
+    static void fix_values(Tensor& t, std::size_t period, Replace replace, Rng& rng) {
+        auto* p = static_cast<Int*>(t.data());
+        const auto n = static_cast<std::size_t>(t.numel());
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i % period == period - 1) p[i] = 0;
+            else if (p[i] == std::numeric_limits<Int>::min()) p[i] = replace(rng);
+        }
+    }
+};
+
+HB_REGISTER_OPERATOR(GcdOp)
+
+}  // namespace hb
