@@ -1,0 +1,1 @@
+../reference/group_norm.cpp
