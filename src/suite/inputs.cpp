@@ -75,8 +75,11 @@ void fill_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_
     double lo = range ? range->lo : 0.0, hi = range ? range->hi : 100.0;
     if (dtype == DType::boolean) { lo = std::max(lo, 0.0); hi = std::min(hi, 1.0); }
     if (std::isnan(lo) || std::isnan(hi)) { lo = 0; hi = 100; }
-    lo = std::clamp(std::ceil(lo), dtype_lowest(dtype), dtype_max(dtype));
-    hi = std::clamp(std::floor(hi), dtype_lowest(dtype), dtype_max(dtype));
+    // int64's maximum, 2^63 - 1, rounds up to 2^63 in a double, which no int64 holds: the
+    // largest double below it is the top of the drawable range.
+    const double top = dtype == DType::i64 ? std::nextafter(dtype_max(dtype), 0.0) : dtype_max(dtype);
+    lo = std::clamp(std::ceil(lo), dtype_lowest(dtype), top);
+    hi = std::clamp(std::floor(hi), dtype_lowest(dtype), top);
     if (hi < lo) hi = lo;
     const auto ilo = static_cast<std::int64_t>(lo), ihi = static_cast<std::int64_t>(hi);
     for (std::size_t i = 0; i < n; ++i) store_element(data, i, dtype, static_cast<double>(rng.uniform_int(ilo, ihi)));
