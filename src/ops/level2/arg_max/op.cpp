@@ -2,6 +2,7 @@
 // torch.argmax on the CPU: among equal maxima the FIRST occurrence; a NaN counts as larger
 // than every number, so a slice holding NaN gives the index of its first NaN. The output is
 // the input's shape with dim removed (keepdim: kept with size 1); it is compared exactly.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -14,7 +15,7 @@ namespace hb {
 namespace {
 
 // int64 values beyond +-2^53 collide in the fp64 golden and would create ties the kernel
-// does not see.
+// does not see; fix_inputs clamps generated int64 values to this limit.
 constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53
 
 // torch's rule: NaN beats everything (the first NaN wins among NaNs); otherwise strictly
@@ -60,13 +61,6 @@ class ArgMaxOp final : public Operator {
         if (!x.shape.empty() && x.shape[static_cast<std::size_t>(axis)] == 0)
             throw Error(p.context() + "arg_max of an empty dimension (input shape " + shape_to_string(x.shape) +
                         ", dim " + std::to_string(p.attr_int("dim")) + ") is undefined");
-        if (x.dtype == DType::i64) {
-            const auto& range = p.spec.inputs.at(0).range;
-            if (range && !std::isnan(range->lo) &&
-                (std::fabs(range->lo) > kExactIntegerLimit || std::fabs(range->hi) > kExactIntegerLimit))
-                throw Error(p.context() + "int64 value range " + range->to_string() +
-                            " exceeds +-2^53; the fp64 golden would see distinct values as ties");
-        }
         Shape shape;
         for (std::size_t d = 0; d < x.shape.size(); ++d) {
             if (static_cast<int>(d) != axis) shape.push_back(x.shape[d]);
@@ -139,11 +133,19 @@ class ArgMaxOp final : public Operator {
         return Operator::boundary_range(dtype);
     }
 
-    // Ties decide between a correct kernel and one that keeps the last maximum, but wide
-    // fp32/int ranges almost never repeat a slice's maximum: every third line gets its
-    // maximum copied to another random position of the line (before or after it).
+    // 1. int64 values are clamped to +-2^53, where fp64 (the golden's type) still tells every
+    //    value apart (an infinite range fills int64 from its whole range; clamped, those
+    //    cases are mostly ties at +-2^53).
+    // 2. Ties decide between a correct kernel and one that keeps the last maximum, but wide
+    //    fp32/int ranges almost never repeat a slice's maximum: every third line gets its
+    //    maximum copied to another random position of the line (before or after it).
     void fix_inputs(const Problem& p, std::vector<Arg>& inputs, Rng& rng) const override {
         Tensor& x = inputs.at(0).tensors.at(0);
+        if (x.spec.dtype == DType::i64) {
+            auto* values = static_cast<std::int64_t*>(x.data());
+            constexpr auto limit = static_cast<std::int64_t>(kExactIntegerLimit);
+            for (std::int64_t k = 0; k < x.numel(); ++k) values[k] = std::clamp(values[k], -limit, limit);
+        }
         const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.spec.shape.size()), name());
         const AxisView v = axis_view(x.spec.shape, axis);
         if (v.size < 2) return;

@@ -1,0 +1,225 @@
+// Level-2 index operators arg_max, cummin, gather and scatter: goldens against hand-computed
+// values on every attribute path (ties, NaN, negative dims, keepdim, every scatter reduce),
+// output inference and its errors, the input-validity hooks, and case sampling through the
+// split generator with hapbench's own proto.yaml files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "ops/registry.hpp"
+#include "ops/resolve.hpp"
+#include "suite/case_sampler.hpp"
+#include "suite/inputs.hpp"
+#include "suite/profile.hpp"
+#include "suite/split.hpp"
+
+namespace hb {
+namespace {
+
+const double nan_value = std::nan("");
+const double inf = INFINITY;
+
+const Proto& suite_proto(const std::string& op) {
+    static std::map<std::string, Proto> protos;
+    auto it = protos.find(op);
+    if (it == protos.end())
+        it = protos.emplace(op, load_proto(std::string(HB_SOURCE_DIR) + "/suite/level2/" + op + "/proto.yaml", op, 2))
+                 .first;
+    return it->second;
+}
+
+const Operator& op_named(const std::string& name) {
+    const Operator* op = find_operator(name);
+    if (!op) throw Error("operator " + name + " is not registered");
+    return *op;
+}
+
+struct TensorInput {
+    DType dtype;
+    Shape shape;
+    std::vector<double> values;
+    std::optional<ValueRange> range = std::nullopt;
+};
+
+CaseSpec case_for(const std::string& op, const std::vector<TensorInput>& inputs, AttrMap attrs) {
+    CaseSpec c;
+    c.op = op;
+    c.case_id = 1;
+    c.attrs = std::move(attrs);
+    for (const auto& in : inputs) {
+        CaseInput ci;
+        ci.shapes = {in.shape};
+        ci.dtype = in.dtype;
+        ci.range = in.range;
+        c.inputs.push_back(ci);
+    }
+    return c;
+}
+
+Problem problem_for(const std::string& op, const std::vector<TensorInput>& inputs, AttrMap attrs) {
+    return resolve_problem(suite_proto(op), op_named(op), case_for(op, inputs, std::move(attrs)));
+}
+
+// Every output of the golden (or the same-precision reference), in proto order.
+std::vector<std::vector<double>> evaluate(const std::string& op, const std::vector<TensorInput>& inputs,
+                                          AttrMap attrs = {}, bool same_precision = false) {
+    const Problem problem = problem_for(op, inputs, std::move(attrs));
+    ValueArgs<double> in(inputs.size());
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        in[k].name = problem.inputs[k].name;
+        in[k].tensors.push_back({TensorSpec{inputs[k].dtype, inputs[k].shape}, inputs[k].values});
+    }
+    ValueArgs<double> out = values_for_specs<double>(problem.outputs);
+    if (same_precision) op_named(op).same_precision(problem, in, out);
+    else op_named(op).golden(problem, in, out);
+    std::vector<std::vector<double>> result;
+    for (const auto& arg : out) result.push_back(arg.one().v);
+    return result;
+}
+
+// Equal element for element; NaN equals NaN.
+void expect_same(const std::vector<double>& got, const std::vector<double>& expected) {
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(expected[i])) EXPECT_TRUE(std::isnan(got[i])) << "element " << i << " is " << got[i];
+        else EXPECT_EQ(got[i], expected[i]) << "element " << i;
+    }
+}
+
+AttrMap dim_attrs(std::int64_t dim, std::optional<bool> keepdim = std::nullopt) {
+    AttrMap a{{"dim", AttrValue::of_int(dim)}};
+    if (keepdim) a["keepdim"] = AttrValue::of_bool(*keepdim);
+    return a;
+}
+
+// Draws `count` cases through the generator with the operator's own proto; every case must
+// resolve.
+std::vector<CaseSpec> generated_cases(const std::string& op, int count = 20, std::uint64_t seed = 20260101) {
+    const auto cases = generate_cases(op_named(op), suite_proto(op), profile_by_name("cpu"), seed, count);
+    EXPECT_EQ(cases.size(), static_cast<std::size_t>(count));
+    for (const auto& c : cases) EXPECT_NO_THROW(resolve_problem(suite_proto(op), op_named(op), c)) << op << " case " << c.case_id;
+    return cases;
+}
+
+std::set<DType> first_input_dtypes(const std::vector<CaseSpec>& cases) {
+    std::set<DType> seen;
+    for (const auto& c : cases) seen.insert(c.inputs.at(0).dtype);
+    return seen;
+}
+
+std::set<DType> proto_dtypes(const std::string& op) {
+    const auto& d = suite_proto(op).inputs.at(0).dtypes;
+    return {d.begin(), d.end()};
+}
+
+// ---------------------------------------------------------------------------------- arg_max
+
+TEST(OpsLevel2Index, ArgMaxTakesTheFirstOfTiedMaxima) {
+    // Rows of [2, 4] along the last dim: 3 is tied at 1 and 2; the constant row gives 0.
+    expect_same(evaluate("arg_max", {{DType::f32, {2, 4}, {1, 3, 3, 2, 5, 5, 5, 5}}}, dim_attrs(-1))[0], {1, 0});
+    // Along dim 0 of [3, 2]: column 0 ties 4 at rows 1 and 2, column 1 ties 7 at rows 0 and 1.
+    expect_same(evaluate("arg_max", {{DType::i32, {3, 2}, {1, 7, 4, 7, 4, 2}}}, dim_attrs(0, true))[0], {1, 0});
+}
+
+TEST(OpsLevel2Index, ArgMaxCountsTheFirstNaNAsTheMaximum) {
+    expect_same(evaluate("arg_max", {{DType::f16, {4}, {1, nan_value, 5, nan_value}}}, dim_attrs(0))[0], {1});
+    expect_same(evaluate("arg_max", {{DType::f32, {3}, {inf, 1, inf}}}, dim_attrs(0))[0], {0});
+    expect_same(evaluate("arg_max", {{DType::f32, {3}, {-inf, -inf, -inf}}}, dim_attrs(0))[0], {0});
+    expect_same(evaluate("arg_max", {{DType::bf16, {3}, {inf, 2, nan_value}}}, dim_attrs(-1))[0], {2});
+}
+
+TEST(OpsLevel2Index, ArgMaxAlongANegativeMiddleDim) {
+    // [2, 3, 2] along dim -2 (size 3): out[o][i] = argmax over k of x[o][k][i].
+    const std::vector<double> x = {0, 9, 5, 1, 5, 2,   // o = 0: column 0 {0, 5, 5}, column 1 {9, 1, 2}
+                                   -1, -2, -3, -2, -1, -2};  // o = 1: {-1, -3, -1}, {-2, -2, -2}
+    const auto y = evaluate("arg_max", {{DType::f32, {2, 3, 2}, x}}, dim_attrs(-2, false))[0];
+    expect_same(y, {1, 0, 0, 0});
+}
+
+TEST(OpsLevel2Index, ArgMaxComparesInt64ValuesExactly) {
+    const double big = 4503599627370496.0;  // 2^52
+    expect_same(evaluate("arg_max", {{DType::i64, {3}, {big + 1, big + 2, big}}}, dim_attrs(0))[0], {1});
+    // The same-precision reference is the golden (no fp32 rounding that would merge values).
+    expect_same(evaluate("arg_max", {{DType::i32, {2}, {16777217, 16777216}}}, dim_attrs(0), true)[0], {0});
+}
+
+TEST(OpsLevel2Index, ArgMaxOutputShapeWithAndWithoutKeepdim) {
+    const Problem dropped = problem_for("arg_max", {{DType::f32, {2, 3, 5}, {}}}, dim_attrs(1, false));
+    EXPECT_EQ(dropped.outputs.at(0).tensors.at(0).shape, (Shape{2, 5}));
+    EXPECT_EQ(dropped.outputs.at(0).tensors.at(0).dtype, DType::i64);
+    const Problem kept = problem_for("arg_max", {{DType::f16, {2, 3, 5}, {}}}, dim_attrs(-1, true));
+    EXPECT_EQ(kept.outputs.at(0).tensors.at(0).shape, (Shape{2, 3, 1}));
+    const Problem scalar = problem_for("arg_max", {{DType::f32, {7}, {}}}, dim_attrs(0));
+    EXPECT_EQ(scalar.outputs.at(0).tensors.at(0).shape, Shape{});
+    // keepdim defaults to false.
+    EXPECT_EQ(problem_for("arg_max", {{DType::i64, {4, 6}, {}}}, dim_attrs(0)).outputs.at(0).tensors.at(0).shape,
+              Shape{6});
+}
+
+TEST(OpsLevel2Index, ArgMaxRejectsBadDims) {
+    EXPECT_THROW(problem_for("arg_max", {{DType::f32, {2, 3}, {}}}, dim_attrs(2)), Error);
+    EXPECT_THROW(problem_for("arg_max", {{DType::f32, {2, 3}, {}}}, dim_attrs(-3)), Error);
+    EXPECT_THROW(problem_for("arg_max", {{DType::f32, {2, 0}, {}}}, dim_attrs(1)), Error);
+    try {
+        problem_for("arg_max", {{DType::f32, {2, 3}, {}}}, dim_attrs(5));
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("dim 5 is out of range"), std::string::npos) << e.what();
+    }
+}
+
+// Lines whose maximum occurs more than once, counted from the generated inputs.
+int tied_lines(const Tensor& x, std::int64_t lines, std::int64_t size) {
+    int tied = 0;
+    for (std::int64_t l = 0; l < lines; ++l) {
+        double best = -inf;
+        int count = 0;
+        for (std::int64_t k = 0; k < size; ++k) {
+            const double v = x.get(static_cast<std::size_t>(l * size + k));
+            if (v > best) best = v, count = 1;
+            else if (v == best) ++count;
+        }
+        tied += count > 1;
+    }
+    return tied;
+}
+
+TEST(OpsLevel2Index, ArgMaxInputsHoldTiedMaximaEvenInWideRanges) {
+    const Problem p = problem_for("arg_max", {{DType::f32, {30, 101}, {}, ValueRange{-1000, 1000}}}, dim_attrs(-1));
+    const auto inputs = generate_inputs(p, op_named("arg_max"), 0);
+    EXPECT_GE(tied_lines(inputs.at(0).tensors.at(0), 30, 101), 10);  // every third line
+    const Problem q = problem_for("arg_max", {{DType::i64, {30, 101}, {}, op_named("arg_max").boundary_range(DType::i64)}},
+                                  dim_attrs(1));
+    EXPECT_GE(tied_lines(generate_inputs(q, op_named("arg_max"), 0).at(0).tensors.at(0), 30, 101), 10);
+}
+
+TEST(OpsLevel2Index, ArgMaxClampsInt64InputsToExactDoubles) {
+    const Problem p = problem_for("arg_max", {{DType::i64, {1000}, {}, ValueRange{-inf, inf}}}, dim_attrs(0));
+    const auto inputs = generate_inputs(p, op_named("arg_max"), 0);
+    const auto* x = static_cast<const std::int64_t*>(inputs.at(0).tensors.at(0).data());
+    for (int k = 0; k < 1000; ++k) ASSERT_LE(std::abs(x[k]), std::int64_t{1} << 53) << "element " << k;
+}
+
+TEST(OpsLevel2Index, ArgMaxSamplerCoversDimsKeepdimAndDtypes) {
+    const auto cases = generated_cases("arg_max");
+    std::set<bool> keepdims;
+    bool negative_non_last = false, positive_middle = false, first = false, last = false;
+    for (const auto& c : cases) {
+        const auto rank = static_cast<std::int64_t>(c.inputs.at(0).shapes.at(0).size());
+        const std::int64_t dim = c.attrs.at("dim").i;
+        keepdims.insert(c.attrs.at("keepdim").b);
+        negative_non_last |= dim < -1;
+        positive_middle |= dim > 0 && dim < rank - 1;
+        first |= dim == 0;
+        last |= dim == -1;
+    }
+    EXPECT_EQ(keepdims, (std::set<bool>{false, true}));
+    EXPECT_TRUE(negative_non_last && positive_middle && first && last);
+    EXPECT_EQ(first_input_dtypes(cases), proto_dtypes("arg_max"));
+}
+
+}  // namespace
+}  // namespace hb
