@@ -33,5 +33,11 @@ TEST(WrongLevel2Index, ArgMaxKeepingTheLastTieFailsPrecision) {
     EXPECT_GE(counts.count("PRECISION_FAIL") ? counts.at("PRECISION_FAIL") : 0, 10) << describe(counts);
 }
 
+// Keeps the first of tied running minima: the index output fails where minima tie.
+TEST(WrongLevel2Index, CumminKeepingTheFirstTieFailsPrecision) {
+    const auto counts = statuses_of_wrong_kernel("cummin");
+    EXPECT_GE(counts.count("PRECISION_FAIL") ? counts.at("PRECISION_FAIL") : 0, 10) << describe(counts);
+}
+
 }  // namespace
 }  // namespace hb::test

@@ -158,5 +158,14 @@ TEST(BaselinesLevel2Index, ArgMaxFindsTheFirstNaNAndInfinity) {
                 check_baseline("arg_max", {{dtype, shape, range}}, dim_attrs(dim));
 }
 
+TEST(BaselinesLevel2Index, CumminMatchesGoldenIncludingTiesAndNaN) {
+    // {100003}: one long line, scanned in chunks with carries.
+    for (DType dtype : {DType::f16, DType::bf16, DType::f32, DType::i32})
+        for (const auto& [shape, dim] : reduce_layouts)
+            for (ValueRange range : {ValueRange{-3, 3}, ValueRange{-1000, 1000}, ValueRange{NAN, NAN},
+                                     ValueRange{-INFINITY, INFINITY}, ValueRange{0, 0}})
+                check_baseline("cummin", {{dtype, shape, range}}, dim_attrs(dim));
+}
+
 }  // namespace
 }  // namespace hb

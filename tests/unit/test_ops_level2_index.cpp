@@ -221,5 +221,84 @@ TEST(OpsLevel2Index, ArgMaxSamplerCoversDimsKeepdimAndDtypes) {
     EXPECT_EQ(first_input_dtypes(cases), proto_dtypes("arg_max"));
 }
 
+// ----------------------------------------------------------------------------------- cummin
+
+TEST(OpsLevel2Index, CumminMovesTheIndexToTheLastTie) {
+    const auto out = evaluate("cummin", {{DType::f32, {7}, {3, 1, 2, 1, 0.5, 4, 0.5}}}, dim_attrs(0));
+    expect_same(out[0], {3, 1, 1, 1, 0.5, 0.5, 0.5});
+    expect_same(out[1], {0, 1, 1, 3, 4, 4, 6});
+    // A constant line: every element ties, the index is the position itself.
+    expect_same(evaluate("cummin", {{DType::i32, {4}, {5, 5, 5, 5}}}, dim_attrs(-1))[1], {0, 1, 2, 3});
+}
+
+TEST(OpsLevel2Index, CumminPropagatesNaNWithTheLatestNaNsIndex) {
+    const auto out = evaluate("cummin", {{DType::f16, {6}, {2, nan_value, -5, nan_value, -9, 1}}}, dim_attrs(0));
+    expect_same(out[0], {2, nan_value, nan_value, nan_value, nan_value, nan_value});
+    expect_same(out[1], {0, 1, 1, 3, 3, 3});
+    const auto infinities = evaluate("cummin", {{DType::bf16, {4}, {inf, inf, -inf, -inf}}}, dim_attrs(0));
+    expect_same(infinities[0], {inf, inf, -inf, -inf});
+    expect_same(infinities[1], {0, 1, 2, 3});
+}
+
+TEST(OpsLevel2Index, CumminAlongTheFirstDimOfAMatrix) {
+    // [3, 2] along dim 0: column 0 {4, 2, 2}, column 1 {1, 3, 0}.
+    const auto out = evaluate("cummin", {{DType::i32, {3, 2}, {4, 1, 2, 3, 2, 0}}}, dim_attrs(-2));
+    expect_same(out[0], {4, 1, 2, 1, 2, 0});
+    expect_same(out[1], {0, 0, 1, 0, 2, 2});
+}
+
+TEST(OpsLevel2Index, CumminSamePrecisionKeepsInt32ValuesExact) {
+    const auto out = evaluate("cummin", {{DType::i32, {2}, {16777217, 16777216}}}, dim_attrs(0), true);
+    expect_same(out[0], {16777217, 16777216});
+    expect_same(out[1], {0, 1});
+}
+
+TEST(OpsLevel2Index, CumminOutputsAndErrors) {
+    const Problem p = problem_for("cummin", {{DType::bf16, {4, 5, 6}, {}}}, dim_attrs(1));
+    ASSERT_EQ(p.outputs.size(), 2u);
+    EXPECT_EQ(p.outputs[0].name, "values");
+    EXPECT_EQ(p.outputs[0].tensors.at(0).dtype, DType::bf16);
+    EXPECT_EQ(p.outputs[0].tensors.at(0).shape, (Shape{4, 5, 6}));
+    EXPECT_EQ(p.outputs[1].name, "indices");
+    EXPECT_EQ(p.outputs[1].tensors.at(0).dtype, DType::i64);
+    EXPECT_EQ(p.outputs[1].tensors.at(0).shape, (Shape{4, 5, 6}));
+    EXPECT_THROW(problem_for("cummin", {{DType::f32, {4, 5}, {}}}, dim_attrs(2)), Error);
+    EXPECT_THROW(problem_for("cummin", {{DType::f32, {4, 5}, {}}}, dim_attrs(-3)), Error);
+}
+
+// Positions where the running minimum ties an earlier one, counted from generated inputs.
+int running_min_ties(const Tensor& x, std::int64_t lines, std::int64_t size) {
+    int ties = 0;
+    for (std::int64_t l = 0; l < lines; ++l) {
+        double minimum = inf;
+        for (std::int64_t k = 0; k < size; ++k) {
+            const double v = x.get(static_cast<std::size_t>(l * size + k));
+            ties += k > 0 && v == minimum;
+            minimum = std::min(minimum, v);
+        }
+    }
+    return ties;
+}
+
+TEST(OpsLevel2Index, CumminInputsHoldTiedRunningMinima) {
+    const Problem p = problem_for("cummin", {{DType::f32, {30, 101}, {}, ValueRange{-1000, 1000}}}, dim_attrs(-1));
+    EXPECT_GE(running_min_ties(generate_inputs(p, op_named("cummin"), 0).at(0).tensors.at(0), 30, 101), 10);
+}
+
+TEST(OpsLevel2Index, CumminSamplerCoversDimsAndDtypes) {
+    const auto cases = generated_cases("cummin");
+    bool negative_non_last = false, positive_middle = false, first = false, last = false;
+    for (const auto& c : cases) {
+        const auto rank = static_cast<std::int64_t>(c.inputs.at(0).shapes.at(0).size());
+        const std::int64_t dim = c.attrs.at("dim").i;
+        negative_non_last |= dim < -1;
+        positive_middle |= dim > 0 && dim < rank - 1;
+        first |= dim == 0;
+        last |= dim == -1;
+    }
+    EXPECT_TRUE(negative_non_last && positive_middle && first && last);
+    EXPECT_EQ(first_input_dtypes(cases), proto_dtypes("cummin"));
+}
+
 }  // namespace
 }  // namespace hb
