@@ -39,5 +39,11 @@ TEST(WrongLevel2Index, CumminKeepingTheFirstTieFailsPrecision) {
     EXPECT_GE(counts.count("PRECISION_FAIL") ? counts.at("PRECISION_FAIL") : 0, 10) << describe(counts);
 }
 
+// Uses the index's strides for x: fails where index is smaller than x outside dim.
+TEST(WrongLevel2Index, GatherWithTheIndexStridesFailsPrecision) {
+    const auto counts = statuses_of_wrong_kernel("gather");
+    EXPECT_GE(counts.count("PRECISION_FAIL") ? counts.at("PRECISION_FAIL") : 0, 1) << describe(counts);
+}
+
 }  // namespace
 }  // namespace hb::test

@@ -167,5 +167,23 @@ TEST(BaselinesLevel2Index, CumminMatchesGoldenIncludingTiesAndNaN) {
                 check_baseline("cummin", {{dtype, shape, range}}, dim_attrs(dim));
 }
 
+TEST(BaselinesLevel2Index, GatherMatchesGoldenForEveryDtypeAndLayout) {
+    struct Layout {
+        Shape x, index;
+        std::int64_t dim;
+    };
+    const std::vector<Layout> layouts = {{{1009}, {3001}, 0},         {{37, 129}, {50, 129}, 0},
+                                         {{37, 129}, {20, 300}, -1},  {{4, 9, 33}, {3, 20, 31}, 1},
+                                         {{5, 6, 7}, {5, 2, 7}, -3}};
+    for (DType dtype : {DType::f16, DType::bf16, DType::f32, DType::i8, DType::i32, DType::i64})
+        for (DType index_dtype : {DType::i8, DType::i32, DType::i64})
+            for (const auto& l : layouts) {
+                // Indices are redrawn in range by the operator's fix_inputs.
+                const ValueRange index_range{0, 1e9};
+                check_baseline("gather", {{dtype, l.x, ValueRange{-100, 100}}, {index_dtype, l.index, index_range}},
+                               dim_attrs(l.dim));
+            }
+}
+
 }  // namespace
 }  // namespace hb

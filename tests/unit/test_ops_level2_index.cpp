@@ -300,5 +300,82 @@ TEST(OpsLevel2Index, CumminSamplerCoversDimsAndDtypes) {
     EXPECT_EQ(first_input_dtypes(cases), proto_dtypes("cummin"));
 }
 
+// ----------------------------------------------------------------------------------- gather
+
+TEST(OpsLevel2Index, GatherAlongDimZeroAndOne) {
+    // x = [[1, 2, 3], [4, 5, 6]]
+    const TensorInput x{DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}};
+    // dim 0, index [[1, 0, 1]] (smaller than x along dim 0): y[0][j] = x[index[0][j]][j].
+    expect_same(evaluate("gather", {x, {DType::i64, {1, 3}, {1, 0, 1}}}, dim_attrs(0))[0], {4, 2, 6});
+    // dim -1, index [[2, 2, 0, 1], [0, 0, 0, 0]] (larger along dim: indices repeat).
+    expect_same(evaluate("gather", {x, {DType::i32, {2, 4}, {2, 2, 0, 1, 0, 0, 0, 0}}}, dim_attrs(-1))[0],
+                {3, 3, 1, 2, 4, 4, 4, 4});
+    // The default dim is 0.
+    expect_same(evaluate("gather", {x, {DType::i8, {2, 1}, {1, 0}}})[0], {4, 1});
+}
+
+TEST(OpsLevel2Index, GatherWithIndexSmallerThanXOutsideDim) {
+    // x [2, 2, 3] = 0..11, dim 1, index [1, 2, 2]: y[0][k][i] = x[0][index[0][k][i]][i].
+    std::vector<double> x(12);
+    for (int k = 0; k < 12; ++k) x[static_cast<std::size_t>(k)] = k;
+    const auto y = evaluate("gather", {{DType::i32, {2, 2, 3}, x}, {DType::i64, {1, 2, 2}, {1, 0, 0, 1}}}, dim_attrs(1))[0];
+    expect_same(y, {3, 1, 0, 4});
+}
+
+TEST(OpsLevel2Index, GatherCopiesSpecialValuesAndInt64Exactly) {
+    expect_same(evaluate("gather", {{DType::f16, {3}, {nan_value, -inf, 0.5}}, {DType::i64, {3}, {1, 0, 2}}}, dim_attrs(0))[0],
+                {-inf, nan_value, 0.5});
+    const double big = 9007199254740993.0;  // not representable; the fp64 copy is what both sides upcast to
+    expect_same(evaluate("gather", {{DType::i64, {2}, {big, 1}}, {DType::i32, {1}, {0}}}, dim_attrs(0), true)[0], {big});
+}
+
+TEST(OpsLevel2Index, GatherOutputShapeAndErrors) {
+    const Problem p = problem_for("gather", {{DType::bf16, {4, 5, 6}, {}}, {DType::i32, {3, 9, 6}, {}}}, dim_attrs(1));
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).shape, (Shape{3, 9, 6}));
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).dtype, DType::bf16);
+    // Larger than x outside dim, a rank mismatch, a bad dim, a floating index.
+    EXPECT_THROW(problem_for("gather", {{DType::f32, {4, 5}, {}}, {DType::i64, {5, 5}, {}}}, dim_attrs(1)), Error);
+    EXPECT_THROW(problem_for("gather", {{DType::f32, {4, 5}, {}}, {DType::i64, {4}, {}}}, dim_attrs(0)), Error);
+    EXPECT_THROW(problem_for("gather", {{DType::f32, {4, 5}, {}}, {DType::i64, {4, 5}, {}}}, dim_attrs(2)), Error);
+    EXPECT_THROW(problem_for("gather", {{DType::f32, {4, 5}, {}}, {DType::f32, {4, 5}, {}}}, dim_attrs(0)), Error);
+}
+
+TEST(OpsLevel2Index, GatherIndicesAreRedrawnInsideTheRange) {
+    const Problem p = problem_for("gather", {{DType::f32, {7, 5}, {}, ValueRange{-1, 1}}, {DType::i64, {20, 5}, {}, ValueRange{-100, 100}}},
+                                  dim_attrs(0));
+    const auto inputs = generate_inputs(p, op_named("gather"), 0);
+    std::set<double> seen;
+    for (std::size_t j = 0; j < 100; ++j) {
+        const double k = inputs.at(1).tensors.at(0).get(j);
+        EXPECT_TRUE(k >= 0 && k < 7) << k;
+        seen.insert(k);
+    }
+    EXPECT_EQ(seen.size(), 7u);
+}
+
+TEST(OpsLevel2Index, GatherSamplerCoversDimsDtypesAndSmallerIndices) {
+    const auto cases = generated_cases("gather");
+    bool negative_non_last = false, last = false, first = false, smaller_outside_dim = false;
+    std::set<DType> index_dtypes;
+    for (const auto& c : cases) {
+        const Shape& x = c.inputs.at(0).shapes.at(0);
+        const Shape& index = c.inputs.at(1).shapes.at(0);
+        const auto rank = static_cast<std::int64_t>(x.size());
+        const std::int64_t dim = c.attrs.at("dim").i;
+        const std::int64_t axis = dim < 0 ? dim + rank : dim;
+        negative_non_last |= dim < -1;
+        last |= dim == -1;
+        first |= dim == 0;
+        for (std::int64_t d = 0; d < rank; ++d)
+            if (d != axis) smaller_outside_dim |= index[static_cast<std::size_t>(d)] < x[static_cast<std::size_t>(d)];
+        index_dtypes.insert(c.inputs.at(1).dtype);
+        ASSERT_TRUE(c.inputs.at(1).range.has_value());
+        EXPECT_EQ(c.inputs.at(1).range->hi, static_cast<double>(x[static_cast<std::size_t>(axis)] - 1));
+    }
+    EXPECT_TRUE(negative_non_last && last && first && smaller_outside_dim);
+    EXPECT_GE(index_dtypes.size(), 2u);
+    EXPECT_EQ(first_input_dtypes(cases), proto_dtypes("gather"));
+}
+
 }  // namespace
 }  // namespace hb
