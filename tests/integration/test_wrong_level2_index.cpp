@@ -45,5 +45,11 @@ TEST(WrongLevel2Index, GatherWithTheIndexStridesFailsPrecision) {
     EXPECT_GE(counts.count("PRECISION_FAIL") ? counts.at("PRECISION_FAIL") : 0, 1) << describe(counts);
 }
 
+// Leaves data out of amin/amax (include_self=False): the amin and amax cases fail.
+TEST(WrongLevel2Index, ScatterWithoutSelfInMinMaxFailsPrecision) {
+    const auto counts = statuses_of_wrong_kernel("scatter");
+    EXPECT_GE(counts.count("PRECISION_FAIL") ? counts.at("PRECISION_FAIL") : 0, 4) << describe(counts);
+}
+
 }  // namespace
 }  // namespace hb::test

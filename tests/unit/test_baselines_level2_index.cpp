@@ -185,5 +185,45 @@ TEST(BaselinesLevel2Index, GatherMatchesGoldenForEveryDtypeAndLayout) {
             }
 }
 
+TEST(BaselinesLevel2Index, ScatterMatchesGoldenForEveryReduce) {
+    struct Layout {
+        Shape data, indices;
+        std::int64_t dim;
+    };
+    // Indices never longer than data along dim here, so that update is valid too.
+    const std::vector<Layout> layouts = {{{1009}, {700}, 0}, {{37, 129}, {20, 129}, 0}, {{37, 129}, {30, 100}, -1},
+                                         {{4, 9, 33}, {3, 5, 31}, 1}, {{5, 6, 7}, {5, 2, 7}, -3}};
+    const std::vector<AttrValue> reduces = {AttrValue{},
+                                            AttrValue::of_string("update"),
+                                            AttrValue::of_string("add"),
+                                            AttrValue::of_string("multiply"),
+                                            AttrValue::of_string("amin"),
+                                            AttrValue::of_string("amax")};
+    for (DType dtype : {DType::f16, DType::bf16, DType::f32, DType::i32, DType::i64})
+        for (DType index_dtype : {DType::i32, DType::i64})
+            for (const auto& l : layouts)
+                for (const AttrValue& reduce : reduces) {
+                    AttrMap attrs = dim_attrs(l.dim);
+                    attrs["reduce"] = reduce;
+                    const bool accumulates = reduce.type == AttrType::s && (reduce.s == "add" || reduce.s == "multiply");
+                    check_baseline("scatter",
+                                   {{dtype, l.data, ValueRange{-2, 2}}, {index_dtype, l.indices, ValueRange{0, 1e9}},
+                                    {dtype, l.indices, ValueRange{-2, 2}}},
+                                   attrs, accumulates);
+                }
+}
+
+TEST(BaselinesLevel2Index, ScatterPropagatesNaNInMinMax) {
+    for (const char* reduce : {"amin", "amax"})
+        for (DType dtype : {DType::f16, DType::bf16, DType::f32}) {
+            AttrMap attrs = dim_attrs(1);
+            attrs["reduce"] = AttrValue::of_string(reduce);
+            check_baseline("scatter",
+                           {{dtype, {40, 33}, ValueRange{NAN, NAN}}, {DType::i64, {40, 50}, ValueRange{0, 1e9}},
+                            {dtype, {40, 50}, ValueRange{NAN, NAN}}},
+                           attrs);
+        }
+}
+
 }  // namespace
 }  // namespace hb

@@ -377,5 +377,142 @@ TEST(OpsLevel2Index, GatherSamplerCoversDimsDtypesAndSmallerIndices) {
     EXPECT_EQ(first_input_dtypes(cases), proto_dtypes("gather"));
 }
 
+// ---------------------------------------------------------------------------------- scatter
+
+AttrMap scatter_attrs(std::int64_t dim, std::optional<std::string> reduce) {
+    AttrMap a{{"dim", AttrValue::of_int(dim)}};
+    a["reduce"] = reduce ? AttrValue::of_string(*reduce) : AttrValue{};
+    return a;
+}
+
+// data [2, 3] = [[1, 2, 3], [4, 5, 6]], indices and updates [2, 2] along dim 1:
+// line 0 targets columns {2, 0} with {10, 20}, line 1 columns {0, 0} with {30, 40} (a repeat,
+// for the reductions only).
+const TensorInput scatter_data{DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}};
+const TensorInput scatter_updates{DType::f32, {2, 2}, {10, 20, 30, 40}};
+
+TEST(OpsLevel2Index, ScatterAssignsWithNoneAndUpdate) {
+    const TensorInput distinct{DType::i64, {2, 2}, {2, 0, 1, 0}};
+    const std::vector<double> expected = {20, 2, 10, 40, 30, 6};
+    expect_same(evaluate("scatter", {scatter_data, distinct, scatter_updates}, scatter_attrs(1, std::nullopt))[0], expected);
+    expect_same(evaluate("scatter", {scatter_data, distinct, scatter_updates}, scatter_attrs(-1, "update"))[0], expected);
+    // The default reduce is None.
+    expect_same(evaluate("scatter", {scatter_data, distinct, scatter_updates}, dim_attrs(1))[0], expected);
+}
+
+TEST(OpsLevel2Index, ScatterReducesWithTheDataIncluded) {
+    const TensorInput repeated{DType::i32, {2, 2}, {2, 0, 0, 0}};
+    const auto run = [&](const char* reduce) {
+        return evaluate("scatter", {scatter_data, repeated, scatter_updates}, scatter_attrs(1, reduce))[0];
+    };
+    expect_same(run("add"), {21, 2, 13, 74, 5, 6});
+    expect_same(run("multiply"), {20, 2, 30, 4800, 5, 6});
+    expect_same(run("amin"), {1, 2, 3, 4, 5, 6});
+    expect_same(run("amax"), {20, 2, 10, 40, 5, 6});
+}
+
+TEST(OpsLevel2Index, ScatterAlongDimZeroWithSmallerIndices) {
+    // data [3, 2] = 0; indices [1, 1] = {2} along dim 0; updates [2, 2] (larger than indices).
+    const auto y = evaluate("scatter",
+                            {{DType::f16, {3, 2}, {0, 0, 0, 0, 0, 0}}, {DType::i64, {1, 1}, {2}}, {DType::f16, {2, 2}, {7, 8, 9, 10}}},
+                            scatter_attrs(0, "add"))[0];
+    expect_same(y, {0, 0, 0, 0, 7, 0});
+}
+
+TEST(OpsLevel2Index, ScatterMinMaxPropagateNaN) {
+    const TensorInput data{DType::bf16, {3}, {1, nan_value, 3}};
+    const TensorInput indices{DType::i64, {2}, {0, 1}};
+    const TensorInput updates{DType::bf16, {2}, {nan_value, -1}};
+    expect_same(evaluate("scatter", {data, indices, updates}, scatter_attrs(0, "amin"))[0], {nan_value, nan_value, 3});
+    expect_same(evaluate("scatter", {data, indices, updates}, scatter_attrs(0, "amax"))[0], {nan_value, nan_value, 3});
+}
+
+TEST(OpsLevel2Index, ScatterHalfPrecisionSumsAreExactInTheGoldenAndFp32InTheReference) {
+    // 2048 + 1 + 1 in fp16: rounding after each step would stay at 2048 (spacing 2 there);
+    // the golden (fp64) and the same-precision reference (fp32 accumulator) both reach 2050.
+    const TensorInput data{DType::f16, {1}, {2048}};
+    const TensorInput indices{DType::i64, {2}, {0, 0}};
+    const TensorInput updates{DType::f16, {2}, {1, 1}};
+    expect_same(evaluate("scatter", {data, indices, updates}, scatter_attrs(0, "add"))[0], {2050});
+    expect_same(evaluate("scatter", {data, indices, updates}, scatter_attrs(0, "add"), true)[0], {2050});
+    // fp32: 1 + 2^-24 + 2^-24 is 1 in fp32 accumulation, 1 + 2^-23 in the golden.
+    const TensorInput data32{DType::f32, {1}, {1}};
+    const TensorInput tiny{DType::f32, {2}, {std::ldexp(1.0, -24), std::ldexp(1.0, -24)}};
+    expect_same(evaluate("scatter", {data32, indices, tiny}, scatter_attrs(0, "add"))[0], {1 + std::ldexp(1.0, -23)});
+    expect_same(evaluate("scatter", {data32, indices, tiny}, scatter_attrs(0, "add"), true)[0], {1});
+}
+
+TEST(OpsLevel2Index, ScatterIntegerArithmeticWraps) {
+    const TensorInput indices{DType::i64, {2}, {0, 0}};
+    expect_same(evaluate("scatter", {{DType::i32, {1}, {2147483647}}, indices, {DType::i32, {2}, {1, 1}}},
+                         scatter_attrs(0, "add"))[0],
+                {-2147483647.0});
+    expect_same(evaluate("scatter", {{DType::i32, {1}, {65536}}, indices, {DType::i32, {2}, {65536, 3}}},
+                         scatter_attrs(0, "multiply"))[0],
+                {0});
+}
+
+TEST(OpsLevel2Index, ScatterOutputShapeAndErrors) {
+    const Problem p = problem_for("scatter", {{DType::f32, {4, 5}, {}}, {DType::i32, {2, 5}, {}}, {DType::f32, {3, 5}, {}}},
+                                  scatter_attrs(0, "add"));
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).shape, (Shape{4, 5}));
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).dtype, DType::f32);
+    const auto bad = [](std::vector<TensorInput> in, AttrMap attrs) { return problem_for("scatter", in, attrs); };
+    const TensorInput data{DType::f32, {4, 5}, {}};
+    // An unknown reduce; updates of another dtype; indices larger than updates; indices
+    // larger than data outside dim; a floating index; update with more targets than positions.
+    EXPECT_THROW(bad({data, {DType::i64, {2, 5}, {}}, {DType::f32, {2, 5}, {}}}, scatter_attrs(0, "sum")), Error);
+    EXPECT_THROW(bad({data, {DType::i64, {2, 5}, {}}, {DType::f16, {2, 5}, {}}}, scatter_attrs(0, "add")), Error);
+    EXPECT_THROW(bad({data, {DType::i64, {2, 5}, {}}, {DType::f32, {2, 4}, {}}}, scatter_attrs(0, "add")), Error);
+    EXPECT_THROW(bad({data, {DType::i64, {2, 6}, {}}, {DType::f32, {2, 6}, {}}}, scatter_attrs(0, "add")), Error);
+    EXPECT_THROW(bad({data, {DType::f32, {2, 5}, {}}, {DType::f32, {2, 5}, {}}}, scatter_attrs(0, "add")), Error);
+    EXPECT_THROW(bad({data, {DType::i64, {5, 5}, {}}, {DType::f32, {5, 5}, {}}}, scatter_attrs(0, "update")), Error);
+    EXPECT_NO_THROW(bad({data, {DType::i64, {5, 5}, {}}, {DType::f32, {5, 5}, {}}}, scatter_attrs(0, "add")));
+}
+
+TEST(OpsLevel2Index, ScatterUpdateIndicesAreDistinctPerLine) {
+    // indices [3, 4, 2] along dim 1 of data [3, 5, 2]: each (o, i) line holds 4 distinct values.
+    const Problem p = problem_for("scatter",
+                                  {{DType::f32, {3, 5, 2}, {}, ValueRange{-1, 1}}, {DType::i64, {3, 4, 2}, {}, ValueRange{0, 4}},
+                                   {DType::f32, {3, 4, 2}, {}, ValueRange{-1, 1}}},
+                                  scatter_attrs(1, std::nullopt));
+    const auto inputs = generate_inputs(p, op_named("scatter"), 0);
+    const Tensor& indices = inputs.at(1).tensors.at(0);
+    for (int o = 0; o < 3; ++o)
+        for (int i = 0; i < 2; ++i) {
+            std::set<double> line;
+            for (int k = 0; k < 4; ++k) line.insert(indices.get(static_cast<std::size_t>((o * 4 + k) * 2 + i)));
+            EXPECT_EQ(line.size(), 4u);
+            EXPECT_GE(*line.begin(), 0);
+            EXPECT_LE(*line.rbegin(), 4);
+        }
+    // Reductions keep repeats but redraw out-of-range values.
+    const Problem q = problem_for("scatter",
+                                  {{DType::i64, {3, 5}, {}, ValueRange{-inf, inf}}, {DType::i64, {3, 9}, {}, ValueRange{-50, 50}},
+                                   {DType::i64, {3, 9}, {}, ValueRange{-inf, inf}}},
+                                  scatter_attrs(-1, "add"));
+    const auto reduced = generate_inputs(q, op_named("scatter"), 0);
+    for (std::size_t j = 0; j < 27; ++j) {
+        const double k = reduced.at(1).tensors.at(0).get(j);
+        EXPECT_TRUE(k >= 0 && k < 5) << k;
+    }
+    // int64 data are clamped to +-2^53 so the golden sees them exactly.
+    const auto* data = static_cast<const std::int64_t*>(reduced.at(0).tensors.at(0).data());
+    for (int k = 0; k < 15; ++k) EXPECT_LE(std::abs(data[k]), std::int64_t{1} << 53);
+}
+
+TEST(OpsLevel2Index, ScatterSamplerCoversEveryReduceAndDtype) {
+    const auto cases = generated_cases("scatter");
+    std::set<std::string> reduces;
+    for (const auto& c : cases) {
+        const AttrValue& r = c.attrs.at("reduce");
+        reduces.insert(r.type == AttrType::none ? "None" : r.s);
+        EXPECT_EQ(c.inputs.at(2).shapes, c.inputs.at(1).shapes);
+        EXPECT_EQ(c.inputs.at(2).dtype, c.inputs.at(0).dtype);
+    }
+    EXPECT_EQ(reduces, (std::set<std::string>{"None", "update", "add", "multiply", "amin", "amax"}));
+    EXPECT_EQ(first_input_dtypes(cases), proto_dtypes("scatter"));
+}
+
 }  // namespace
 }  // namespace hb
