@@ -501,6 +501,17 @@ TEST(OpsLevel2Index, ScatterUpdateIndicesAreDistinctPerLine) {
     for (int k = 0; k < 15; ++k) EXPECT_LE(std::abs(data[k]), std::int64_t{1} << 53);
 }
 
+TEST(OpsLevel2Index, ScatterBoundaryRangeKeepsFp32PartialSumsFinite) {
+    // 64 contributions of the boundary magnitude still sum below the fp32 limit.
+    for (DType dtype : {DType::f32, DType::bf16}) {
+        const ValueRange r = op_named("scatter").boundary_range(dtype);
+        EXPECT_LT(64 * r.hi, 3.4028234663852886e38) << dtype_name(dtype);
+        EXPECT_EQ(r.lo, -r.hi);
+    }
+    EXPECT_EQ(op_named("scatter").boundary_range(DType::f16), (ValueRange{-65504, 65504}));
+    EXPECT_EQ(op_named("scatter").boundary_range(DType::i64), (ValueRange{-9007199254740992.0, 9007199254740992.0}));
+}
+
 TEST(OpsLevel2Index, ScatterSamplerCoversEveryReduceAndDtype) {
     const auto cases = generated_cases("scatter");
     std::set<std::string> reduces;

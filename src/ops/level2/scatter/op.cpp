@@ -229,8 +229,16 @@ class ScatterOp final : public Operator {
         out.attrs = {{"dim", AttrValue::of_int(dim)}, {"reduce", reduce}};
     }
 
+    // float32/bfloat16: +-3e38 / 64 instead of +-3e38. add must not depend on the order of
+    // contributions, but with values near the fp32 limit an fp32 accumulator overflows on a
+    // partial sum (3e38 + 3e38 - 3e38) that the exact sum does not reach, and the sign of
+    // the resulting infinity depends on the order. A target receives far fewer than 63
+    // contributions (about 2 on average here), so fp32 partial sums stay finite, while
+    // products still overflow. float16 keeps its limit (an fp32 accumulator holds its sums).
+    // int64: +-2^53, where the golden's fp64 is exact.
     ValueRange boundary_range(DType dtype) const override {
         if (dtype == DType::i64) return {-kExactIntegerLimit, kExactIntegerLimit};
+        if (dtype == DType::f32 || dtype == DType::bf16) return {-3.0e38 / 64, 3.0e38 / 64};
         return Operator::boundary_range(dtype);
     }
 
