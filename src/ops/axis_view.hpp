@@ -1,6 +1,7 @@
 // A contiguous tensor seen around one axis as [outer, size, inner]: element (o, k, i) sits at
-// (o * size + k) * inner + i. The reductions, scans and index operators along a dim
-// (arg_max, cummin, gather, scatter) all walk their tensors this way.
+// (o * size + k) * inner + i, and row-major strides for tensors of different shapes. The
+// reductions, scans and index operators along a dim (arg_max, cummin, gather, scatter) walk
+// their tensors this way.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,13 @@ inline AxisView axis_view(const Shape& shape, int axis) {
     v.size = shape.empty() ? 1 : shape[static_cast<std::size_t>(axis)];
     for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d) v.inner *= shape[d];
     return v;
+}
+
+// Row-major strides in elements (gather and scatter walk tensors of different shapes).
+inline std::vector<std::int64_t> row_major_strides(const Shape& shape) {
+    std::vector<std::int64_t> strides(shape.size(), 1);
+    for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+    return strides;
 }
 
 // Copies element `from` over element `to` of a raw buffer of dtype `t`, bit for bit (an

@@ -7,24 +7,18 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "ops/axis_view.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
 
 namespace {
 
-// Row-major strides in elements.
-std::vector<std::int64_t> strides_of(const Shape& shape) {
-    std::vector<std::int64_t> strides(shape.size(), 1);
-    for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-    return strides;
-}
-
 // Calls visit(j, base) for every element j of the index (row-major), where base is the
 // offset in x of that element's coordinates with the coordinate along `axis` set to 0.
 template <typename Visit>
 void for_each_index_element(const Shape& index_shape, const Shape& x_shape, int axis, Visit visit) {
-    const auto x_strides = strides_of(x_shape);
+    const auto x_strides = row_major_strides(x_shape);
     const std::int64_t n = numel(index_shape);
     const std::size_t rank = index_shape.size();
 #pragma omp parallel for schedule(static) if (n >= 65536)
@@ -79,7 +73,7 @@ class GatherOp final : public Operator {
         const auto& x = in[0].one();
         const auto& index = in[1].one();
         const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.spec.shape.size()), name());
-        const std::int64_t axis_stride = x.spec.shape.empty() ? 1 : strides_of(x.spec.shape)[static_cast<std::size_t>(axis)];
+        const std::int64_t axis_stride = x.spec.shape.empty() ? 1 : row_major_strides(x.spec.shape)[static_cast<std::size_t>(axis)];
         auto& y = out[0].one().v;
         for_each_index_element(index.spec.shape, x.spec.shape, axis, [&](std::int64_t j, std::int64_t base) {
             const auto k = static_cast<std::int64_t>(index.v[static_cast<std::size_t>(j)]);

@@ -22,6 +22,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "ops/axis_view.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -45,19 +46,13 @@ Reduce reduce_of(const Problem& p) {
 // int64 values beyond +-2^53 are not exact in the fp64 values the golden receives.
 constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53
 
-std::vector<std::int64_t> strides_of(const Shape& shape) {
-    std::vector<std::int64_t> strides(shape.size(), 1);
-    for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-    return strides;
-}
-
 // Calls visit(j, data_base, updates_offset) for every element j of indices in row-major
 // order; data_base is the offset in data of j's coordinates with the one along `axis` at 0.
 template <typename Visit>
 void for_each_index_element(const Shape& index_shape, const Shape& data_shape, const Shape& updates_shape, int axis,
                             Visit visit) {
-    const auto data_strides = strides_of(data_shape);
-    const auto updates_strides = strides_of(updates_shape);
+    const auto data_strides = row_major_strides(data_shape);
+    const auto updates_strides = row_major_strides(updates_shape);
     const std::int64_t n = numel(index_shape);
     for (std::int64_t j = 0; j < n; ++j) {
         std::int64_t rest = j, base = 0, updates_offset = 0;
@@ -295,7 +290,7 @@ class ScatterOp final : public Operator {
         const auto& updates = in[2].one();
         const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, data.spec.shape.size()), name());
         const std::int64_t axis_stride =
-            data.spec.shape.empty() ? 1 : strides_of(data.spec.shape)[static_cast<std::size_t>(axis)];
+            data.spec.shape.empty() ? 1 : row_major_strides(data.spec.shape)[static_cast<std::size_t>(axis)];
         const Reduce reduce = reduce_of(p);
         std::vector<Acc> y(data.v.begin(), data.v.end());
         for_each_index_element(indices.spec.shape, data.spec.shape, updates.spec.shape, axis,
@@ -322,7 +317,7 @@ class ScatterOp final : public Operator {
         const DType dtype = data.spec.dtype;
         const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, data.spec.shape.size()), name());
         const std::int64_t axis_stride =
-            data.spec.shape.empty() ? 1 : strides_of(data.spec.shape)[static_cast<std::size_t>(axis)];
+            data.spec.shape.empty() ? 1 : row_major_strides(data.spec.shape)[static_cast<std::size_t>(axis)];
         const Reduce reduce = reduce_of(p);
         std::vector<std::int64_t> y(data.v.size());
         for (std::size_t k = 0; k < y.size(); ++k) y[k] = static_cast<std::int64_t>(data.v[k]);
