@@ -1,0 +1,1 @@
+../reference/arg_max.cpp

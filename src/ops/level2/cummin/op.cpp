@@ -1,0 +1,147 @@
+// cummin(input, dim): running minimum along dim and the int64 index where it was taken, as
+// torch.cummin on the CPU (aten's cummax_cummin_helper with less_equal): element k replaces
+// the running minimum when it is NaN, or when the running minimum is not NaN and
+// x[k] <= minimum. So on ties the index moves to the LAST occurrence, a NaN propagates to
+// the end of the line, and each later NaN moves the index to itself. Both outputs have the
+// input's shape; values keep the input dtype, indices are int64.
+#include <cmath>
+
+#include "core/error.hpp"
+#include "ops/axis_view.hpp"
+#include "ops/register.hpp"
+
+namespace hb {
+
+namespace {
+
+bool replaces(double candidate, double minimum) {
+    return std::isnan(candidate) || (!std::isnan(minimum) && candidate <= minimum);
+}
+
+// Scans line (o, i); `emit(k, value, index)` receives the running state after element k.
+template <typename Load, typename Emit>
+void scan_line(const AxisView& v, std::int64_t o, std::int64_t i, Load load, Emit emit) {
+    double minimum = 0;
+    std::int64_t index = 0;
+    for (std::int64_t k = 0; k < v.size; ++k) {
+        const double x = load(v.at(o, k, i));
+        if (k == 0 || replaces(x, minimum)) {
+            minimum = x;
+            index = k;
+        }
+        emit(k, minimum, index);
+    }
+}
+
+}  // namespace
+
+class CumminOp final : public Operator {
+  public:
+    std::string name() const override { return "cummin"; }
+    int level() const override { return 2; }
+    std::string baseline_description() const override {
+        return "an OpenMP-threaded C++ scan, all dtypes: oneDNN has no scan primitive; lines along dim "
+               "spread over threads, vectorized across the inner dimension, a few long lines scanned in "
+               "chunks with the carries of earlier chunks combined first (two passes)";
+    }
+
+    std::vector<ArgSpec> infer_outputs(const Problem& p) const override {
+        const auto& x = p.input("input").tensors.at(0);
+        // A 0-d input scans one element (torch accepts dim 0 and -1 for it).
+        normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.shape.size()),
+                      p.context() + "input of shape " + shape_to_string(x.shape));
+        ArgSpec values{"values", false, true, {TensorSpec{x.dtype, x.shape}}};
+        ArgSpec indices{"indices", false, true, {TensorSpec{DType::i64, x.shape}}};
+        return {values, indices};
+    }
+
+    void golden(const Problem& p, const ValueArgs<double>& in, ValueArgs<double>& out) const override {
+        const auto& x = in[0].one();
+        const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.spec.shape.size()), name());
+        const AxisView v = axis_view(x.spec.shape, axis);
+        auto& values = out[0].one().v;
+        auto& indices = out[1].one().v;
+        const auto load = [&](std::int64_t at) { return x.v[static_cast<std::size_t>(at)]; };
+#pragma omp parallel for schedule(static) if (v.lines() >= 64)
+        for (std::int64_t line = 0; line < v.lines(); ++line) {
+            const std::int64_t o = line / v.inner, i = line % v.inner;
+            scan_line(v, o, i, load, [&](std::int64_t k, double minimum, std::int64_t index) {
+                const auto at = static_cast<std::size_t>(v.at(o, k, i));
+                values[at] = minimum;
+                indices[at] = static_cast<double>(index);
+            });
+        }
+    }
+
+    // A scan that only selects rounds nothing: the same-precision reference is the golden
+    // (an fp32 copy of int32 values would even merge distinct values into ties).
+    void same_precision(const Problem& p, const ValueArgs<double>& in, ValueArgs<double>& out) const override {
+        golden(p, in, out);
+    }
+
+    WorkModel work(const Problem& p) const override {
+        const auto& x = p.input("input").tensors.at(0);
+        const double n = static_cast<double>(x.numel());
+        WorkModel w;
+        w.bytes_read = static_cast<double>(x.bytes());
+        w.bytes_written = static_cast<double>(p.outputs.at(0).tensors.at(0).bytes() + p.outputs.at(1).tensors.at(0).bytes());
+        // Per element: one compare (<=, with NaN caught by an unordered compare), a blend of
+        // the running value and one of its index (int32 lanes suffice below 2^31).
+        w.add_vector(OpClass::cmp, x.dtype, n);
+        w.add_vector(OpClass::select, x.dtype, n);
+        w.add_vector(OpClass::select, DType::i32, n);
+        // A min-scan is associative: a line splits into chunks scanned independently and fixed
+        // up with the carry of the chunks before them, so every element is an item.
+        w.parallel_items = n;
+        w.innermost = x.shape.empty() ? 1 : x.shape.back();
+        return w;
+    }
+
+    void sample_case(CaseSampler& sampler, CaseSpec& out) const override {
+        const auto& d = sampler.draw();
+        // The last dim, the first, an inner dim by a negative number and a middle dim by a
+        // positive one, cycled over the batch.
+        enum DimKind { last, first, negative_outer, middle };
+        const DimKind kind = sampler.cycle(std::vector<DimKind>{last, first, negative_outer, middle});
+        const int rank = kind == last || kind == first ? sampler.pick_rank(1, 5) : sampler.pick_rank(2, 5);
+        std::int64_t dim = -1;
+        switch (kind) {
+            case last: dim = -1; break;
+            case first: dim = 0; break;
+            case negative_outer: dim = -static_cast<std::int64_t>(sampler.rng().uniform_int(2, rank)); break;
+            case middle: dim = sampler.rng().uniform_int(1, rank - 1); break;
+        }
+        out.inputs.at(0).shapes = {sampler.shape(d.target_elements, rank, d.dtype, d.aligned)};
+        out.attrs = {{"dim", AttrValue::of_int(dim)}};
+    }
+
+    // Ties decide between a correct kernel and one that keeps the first occurrence, but wide
+    // fp32/int ranges almost never repeat a running minimum: every third line gets its
+    // minimum copied to a random later position, where the running minimum ties.
+    void fix_inputs(const Problem& p, std::vector<Arg>& inputs, Rng& rng) const override {
+        Tensor& x = inputs.at(0).tensors.at(0);
+        const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.spec.shape.size()), name());
+        const AxisView v = axis_view(x.spec.shape, axis);
+        if (v.size < 2) return;
+        const auto load = [&](std::int64_t at) { return x.get(static_cast<std::size_t>(at)); };
+        for (std::int64_t line = 0; line < v.lines(); line += 3) {
+            const std::int64_t o = line / v.inner, i = line % v.inner;
+            // The first position of the line's final minimum (a NaN line is left as it is).
+            std::int64_t first_min = 0;
+            double minimum = load(v.at(o, 0, i));
+            bool has_nan = std::isnan(minimum);
+            for (std::int64_t k = 1; k < v.size && !has_nan; ++k) {
+                const double value = load(v.at(o, k, i));
+                has_nan = std::isnan(value);
+                if (value < minimum) minimum = value, first_min = k;
+            }
+            if (has_nan || first_min == v.size - 1) continue;
+            const std::int64_t target = rng.uniform_int(first_min + 1, v.size - 1);
+            copy_element(x.data(), x.spec.dtype, v.at(o, first_min, i), v.at(o, target, i));
+        }
+    }
+};
+
+HB_REGISTER_OPERATOR(CumminOp)
+
+}  // namespace hb
