@@ -1,7 +1,7 @@
 // A contiguous tensor seen around one axis as [outer, size, inner]: element (o, k, i) sits at
 // (o * size + k) * inner + i, and row-major strides for tensors of different shapes. The
-// reductions, scans and index operators along a dim (arg_max, cummin, gather, scatter) walk
-// their tensors this way.
+// reductions, normalizations, scans and index operators along a dim (softmax, arg_max, cummin,
+// gather, scatter) walk their tensors this way.
 #pragma once
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/register.hpp"
-#include "ops/slices.hpp"
+#include "ops/axis_view.hpp"
 
 namespace hb {
 
@@ -32,7 +32,7 @@ class SoftmaxOp final : public OperatorWithCompute<SoftmaxOp> {
     template <typename T>
     void compute(const Problem& p, const ValueArgs<T>& in, ValueArgs<T>& out) const {
         const auto& x = in[0].one();
-        const SliceView v = slice_view(x.spec.shape, normalize_dim(p.attr_int("dim"), x.spec.shape.size(), name()));
+        const AxisView v = axis_view(x.spec.shape, normalize_dim(p.attr_int("dim"), x.spec.shape.size(), name()));
         auto& y = out[0].one().v;
 #pragma omp parallel for schedule(static) if (v.outer * v.inner >= 64)
         for (std::int64_t s = 0; s < v.outer * v.inner; ++s) {
@@ -54,7 +54,7 @@ class SoftmaxOp final : public OperatorWithCompute<SoftmaxOp> {
 
     WorkModel work(const Problem& p) const override {
         const auto& x = p.input("x").tensors.at(0);
-        const SliceView v = slice_view(x.shape, normalize_dim(p.attr_int("dim"), x.shape.size(), name()));
+        const AxisView v = axis_view(x.shape, normalize_dim(p.attr_int("dim"), x.shape.size(), name()));
         const double n = static_cast<double>(x.numel());
         const double slices = static_cast<double>(v.outer * v.inner);
         WorkModel w;
