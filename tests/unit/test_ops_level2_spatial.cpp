@@ -1,0 +1,229 @@
+// Level-2 operators unsorted_segment_sum, apply_rotary_pos_emb, grid_sampler_3d and
+// resize_bilinear: goldens against hand-computed values on every attribute path, output
+// inference and its errors, work models, and case sampling through the generator.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "ops/registry.hpp"
+#include "ops/resolve.hpp"
+#include "suite/case_rules.hpp"
+#include "suite/case_sampler.hpp"
+#include "suite/inputs.hpp"
+#include "suite/profile.hpp"
+#include "suite/proto.hpp"
+#include "suite/split.hpp"
+
+namespace hb {
+namespace {
+
+// hapbench's own interface files (suite/level2/<op>/proto.yaml).
+const Proto& proto_for(const std::string& op) {
+    static std::map<std::string, Proto> protos;
+    auto it = protos.find(op);
+    if (it == protos.end())
+        it = protos.emplace(op, load_proto(std::string(HB_SOURCE_DIR) + "/suite/level2/" + op + "/proto.yaml", op, 2))
+                 .first;
+    return it->second;
+}
+
+const Operator& op_named(const std::string& name) {
+    const Operator* op = find_operator(name);
+    if (!op) throw Error("operator " + name + " is not registered");
+    return *op;
+}
+
+struct In {
+    DType dtype;
+    Shape shape;
+    std::vector<double> values = {};  // empty for shape-only checks
+};
+
+CaseSpec case_for(const std::string& op, const std::vector<In>& inputs, AttrMap attrs) {
+    CaseSpec c;
+    c.op = op;
+    c.case_id = 1;
+    c.attrs = std::move(attrs);
+    for (const auto& in : inputs) {
+        CaseInput ci;
+        ci.shapes = {in.shape};
+        ci.dtype = in.dtype;
+        c.inputs.push_back(ci);
+    }
+    return c;
+}
+
+Problem problem_for(const std::string& op, const std::vector<In>& inputs, AttrMap attrs = {}) {
+    return resolve_problem(proto_for(op), op_named(op), case_for(op, inputs, std::move(attrs)));
+}
+
+// Every output of the golden (or the same-precision reference).
+std::vector<std::vector<double>> evaluate_all(const std::string& op_name, const std::vector<In>& inputs,
+                                              AttrMap attrs = {}, bool same_precision = false) {
+    const Operator& op = op_named(op_name);
+    const Problem problem = problem_for(op_name, inputs, std::move(attrs));
+    ValueArgs<double> in(inputs.size());
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        in[k].name = problem.inputs[k].name;
+        in[k].tensors.push_back({TensorSpec{inputs[k].dtype, inputs[k].shape}, inputs[k].values});
+    }
+    ValueArgs<double> out = values_for_specs<double>(problem.outputs);
+    if (same_precision) op.same_precision(problem, in, out);
+    else op.golden(problem, in, out);
+    std::vector<std::vector<double>> result;
+    for (const auto& o : out) result.push_back(o.one().v);
+    return result;
+}
+
+std::vector<double> evaluate(const std::string& op_name, const std::vector<In>& inputs, AttrMap attrs = {},
+                             bool same_precision = false) {
+    return evaluate_all(op_name, inputs, std::move(attrs), same_precision).at(0);
+}
+
+void expect_values(const std::vector<double>& got, const std::vector<double>& expected, double rel = 1e-12) {
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(expected[i])) {
+            EXPECT_TRUE(std::isnan(got[i])) << "element " << i << " is " << got[i];
+        } else if (std::isinf(expected[i])) {
+            EXPECT_EQ(got[i], expected[i]) << "element " << i;
+        } else {
+            EXPECT_NEAR(got[i], expected[i], rel * std::max(1.0, std::fabs(expected[i]))) << "element " << i;
+        }
+    }
+}
+
+double vector_elements(const WorkModel& w, OpClass c) {
+    double n = 0;
+    for (const auto& v : w.vector)
+        if (v.op_class == c) n += v.elements;
+    return n;
+}
+
+// Draws `count` cases through the generator; each must resolve, and the batch must meet
+// the case rules.
+std::vector<CaseSpec> generated_cases(const std::string& name, int count, std::uint64_t seed = 20260101) {
+    const Proto& proto = proto_for(name);
+    const auto cases = generate_cases(op_named(name), proto, profile_by_name("cpu"), seed, count);
+    EXPECT_EQ(cases.size(), static_cast<std::size_t>(count));
+    for (const auto& c : cases) EXPECT_NO_THROW(resolve_problem(proto, op_named(name), c)) << name << " " << c.case_id;
+    const auto problems = check_case_rules(cases, proto, op_named(name), profile_by_name("cpu"));
+    EXPECT_TRUE(problems.empty()) << problems.front();
+    return cases;
+}
+
+AttrValue i(std::int64_t v) { return AttrValue::of_int(v); }
+AttrValue s(const std::string& v) { return AttrValue::of_string(v); }
+AttrValue b(bool v) { return AttrValue::of_bool(v); }
+
+// ---------------------------------------------------------------- unsorted_segment_sum
+
+TEST(OpsLevel2Spatial, SegmentSumAddsRowsAndLeavesEmptySegmentsZero) {
+    // data [4, 2], ids {2, 0, 2, 4}, 5 segments: segments 1 and 3 are empty.
+    const std::vector<double> data = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (DType ids_dtype : {DType::i32, DType::i64}) {
+        const auto y = evaluate("unsorted_segment_sum", {{DType::f32, {4, 2}, data}, {ids_dtype, {4}, {2, 0, 2, 4}}},
+                                {{"num_segments", i(5)}});
+        expect_values(y, {3, 4, 0, 0, 6, 8, 0, 0, 7, 8});
+    }
+    // 1-D data: one scalar per row; one segment sums everything.
+    expect_values(evaluate("unsorted_segment_sum", {{DType::f16, {3}, {1.5, -2, 4}}, {DType::i32, {3}, {0, 0, 0}}},
+                           {{"num_segments", i(1)}}),
+                  {3.5});
+}
+
+TEST(OpsLevel2Spatial, SegmentSumPropagatesNaNAndOpposingInfinities) {
+    const auto y = evaluate("unsorted_segment_sum",
+                            {{DType::f32, {4}, {NAN, 1, INFINITY, -INFINITY}}, {DType::i32, {4}, {0, 1, 2, 2}}},
+                            {{"num_segments", i(3)}});
+    expect_values(y, {NAN, 1, NAN});
+}
+
+TEST(OpsLevel2Spatial, SegmentSumIntegersWrapInTheirWidth) {
+    const double big = 2147483647;  // int32 max: max + 1 wraps to min
+    expect_values(evaluate("unsorted_segment_sum", {{DType::i32, {2}, {big, 1}}, {DType::i32, {2}, {0, 0}}},
+                           {{"num_segments", i(1)}}),
+                  {-2147483648.0});
+    // int64 sums stay exact where int32 would wrap; the same-precision path is the golden.
+    expect_values(evaluate("unsorted_segment_sum", {{DType::i64, {2}, {big, 1}}, {DType::i64, {2}, {0, 0}}},
+                           {{"num_segments", i(1)}}, true),
+                  {2147483648.0});
+    expect_values(evaluate("unsorted_segment_sum", {{DType::i32, {3}, {16777217, 1, 5}}, {DType::i32, {3}, {0, 0, 1}}},
+                           {{"num_segments", i(2)}}, true),
+                  {16777218, 5});
+}
+
+TEST(OpsLevel2Spatial, SegmentSumSamePrecisionRoundsOnceToHalf) {
+    // 2048 + 1 + 1 in fp32 is 2050 (an fp16 accumulator would stay at 2048).
+    const auto y = evaluate("unsorted_segment_sum", {{DType::f16, {3}, {2048, 1, 1}}, {DType::i32, {3}, {0, 0, 0}}},
+                            {{"num_segments", i(1)}}, true);
+    EXPECT_EQ(y[0], 2050);
+}
+
+TEST(OpsLevel2Spatial, SegmentSumOutputShapeAndErrors) {
+    const Problem p = problem_for("unsorted_segment_sum", {{DType::bf16, {6, 3, 5}}, {DType::i64, {6}}},
+                                  {{"num_segments", i(4)}});
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).shape, (Shape{4, 3, 5}));
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).dtype, DType::bf16);
+    EXPECT_THROW(problem_for("unsorted_segment_sum", {{DType::f32, {6, 3}}, {DType::i32, {5}}}, {{"num_segments", i(4)}}),
+                 Error);
+    EXPECT_THROW(problem_for("unsorted_segment_sum", {{DType::f32, {6, 3}}, {DType::i32, {6, 1}}},
+                             {{"num_segments", i(4)}}),
+                 Error);
+    EXPECT_THROW(problem_for("unsorted_segment_sum", {{DType::f32, {6}}, {DType::i32, {6}}}, {{"num_segments", i(0)}}),
+                 Error);
+    EXPECT_THROW(problem_for("unsorted_segment_sum", {{DType::f32, {}}, {DType::i32, {1}}}, {{"num_segments", i(1)}}),
+                 Error);
+    EXPECT_THROW(problem_for("unsorted_segment_sum", {{DType::f32, {6}}, {DType::f32, {6}}}, {{"num_segments", i(2)}}),
+                 Error);
+    // num_segments is required.
+    EXPECT_THROW(problem_for("unsorted_segment_sum", {{DType::f32, {6}}, {DType::i32, {6}}}), Error);
+}
+
+TEST(OpsLevel2Spatial, SegmentSumWorkModel) {
+    const Problem p = problem_for("unsorted_segment_sum", {{DType::f16, {10, 20}}, {DType::i64, {10}}},
+                                  {{"num_segments", i(3)}});
+    const WorkModel w = op_named("unsorted_segment_sum").work(p);
+    EXPECT_EQ(w.bytes_read, 200 * 2 + 10 * 8);
+    EXPECT_EQ(w.bytes_written, 3 * 20 * 2);
+    EXPECT_EQ(vector_elements(w, OpClass::add), 200);
+    EXPECT_EQ(w.innermost, 20);
+}
+
+TEST(OpsLevel2Spatial, SegmentSumFixInputsKeepsIdsInRangeAndLeavesSegmentsEmpty) {
+    const Problem p = problem_for("unsorted_segment_sum", {{DType::f32, {4000, 2}}, {DType::i32, {4000}}},
+                                  {{"num_segments", i(16)}});
+    const auto inputs = generate_inputs(p, op_named("unsorted_segment_sum"), 0);
+    std::set<std::int64_t> seen;
+    for (std::int64_t j = 0; j < 4000; ++j) {
+        const auto id = static_cast<std::int64_t>(inputs.at(1).tensors.at(0).get(static_cast<std::size_t>(j)));
+        ASSERT_GE(id, 0);
+        ASSERT_LT(id, 16);
+        seen.insert(id);
+    }
+    EXPECT_EQ(seen.size(), 14u);  // the last eighth (2 segments) stays empty
+}
+
+TEST(OpsLevel2Spatial, SegmentSumCasesCoverIdDtypesAndSegmentCounts) {
+    std::set<DType> ids_dtypes, data_dtypes;
+    bool one = false, sparse = false;
+    for (const auto& c : generated_cases("unsorted_segment_sum", 20)) {
+        ids_dtypes.insert(c.inputs.at(1).dtype);
+        data_dtypes.insert(c.inputs.at(0).dtype);
+        const auto n = c.inputs.at(0).shapes.at(0).at(0);
+        EXPECT_EQ(c.inputs.at(1).shapes.at(0), (Shape{n}));
+        const auto segments = c.attrs.at("num_segments").i;
+        one = one || segments == 1;
+        sparse = sparse || segments > n;
+    }
+    EXPECT_EQ(ids_dtypes.size(), 2u);
+    EXPECT_EQ(data_dtypes.size(), 5u);
+    EXPECT_TRUE(one);
+    EXPECT_TRUE(sparse);
+}
+
+}  // namespace
+}  // namespace hb
