@@ -30,5 +30,14 @@ TEST(WrongLevel2Spatial, SegmentSumWithHalfAccumulatorsFailsPrecision) {
     EXPECT_EQ(s[20], "PASS");
 }
 
+
+// Ignoring the layout: case 12 is layout 1 ([B, N, S, D] with N = 4, S = 419) and rotates
+// by the wrong angles; case 11 is layout 0 and comes out right.
+TEST(WrongLevel2Spatial, RopeIgnoringTheLayoutFailsPrecision) {
+    auto s = statuses("apply_rotary_pos_emb", {11, 12});
+    EXPECT_EQ(s[12], "PRECISION_FAIL");
+    EXPECT_EQ(s[11], "PASS");
+}
+
 }  // namespace
 }  // namespace hb::test

@@ -178,5 +178,27 @@ TEST(BaselinesLevel2Spatial, SegmentSumWrapsInt32AndPropagatesSpecialValues) {
     }
 }
 
+
+// ---------------------------------------------------------------- apply_rotary_pos_emb
+
+TEST(BaselinesLevel2Spatial, RopeMatchesGoldenInEveryLayoutAndMode) {
+    const Baseline baseline("apply_rotary_pos_emb");
+    ASSERT_TRUE(baseline.error().empty()) << baseline.error();
+    for (DType dtype : {DType::f16, DType::bf16, DType::f32})
+        for (std::int64_t layout : {0, 1})
+            for (const char* mode : {"half", "interleaved"}) {
+                const AttrMap attrs = {{"layout", AttrValue::of_int(layout)}, {"rotaryMode", AttrValue::of_string(mode)}};
+                auto qk = [&](std::int64_t heads) {
+                    return layout == 0 ? Shape{2, 13, heads, 80} : Shape{2, heads, 13, 80};
+                };
+                // Shared and per-batch tables; key with fewer heads.
+                for (const Shape& table : {Shape{13, 40}, Shape{2, 13, 40}})
+                    check_baseline(baseline, "apply_rotary_pos_emb",
+                                   {{dtype, qk(6), {-2, 2}}, {dtype, qk(3), {-2, 2}}, {dtype, table, {-1, 1}},
+                                    {dtype, table, {-1, 1}}},
+                                   attrs);
+            }
+}
+
 }  // namespace
 }  // namespace hb

@@ -225,5 +225,99 @@ TEST(OpsLevel2Spatial, SegmentSumCasesCoverIdDtypesAndSegmentCounts) {
     EXPECT_TRUE(sparse);
 }
 
+
+// ---------------------------------------------------------------- apply_rotary_pos_emb
+
+// x = [1, 2, 3, 4] (D = 4), cos = [c0, c1], sin = [s0, s1].
+// half: pairs (0, 2) and (1, 3): out = [1c0 - 3s0, 2c1 - 4s1, 3c0 + 1s0, 4c1 + 2s1].
+// interleaved: pairs (0, 1) and (2, 3): out = [1c0 - 2s0, 2c0 + 1s0, 3c1 - 4s1, 4c1 + 3s1].
+TEST(OpsLevel2Spatial, RopeRotatesHalvesAndInterleavedPairs) {
+    const double c0 = 0.5, c1 = -0.25, s0 = 0.75, s1 = 2;
+    const std::vector<double> x = {1, 2, 3, 4};
+    for (std::int64_t layout : {0, 1}) {
+        const std::vector<In> in = {{DType::f32, {1, 1, 1, 4}, x}, {DType::f32, {1, 1, 1, 4}, {-1, 0, 0, 1}},
+                                    {DType::f32, {1, 2}, {c0, c1}}, {DType::f32, {1, 2}, {s0, s1}}};
+        const auto half = evaluate_all("apply_rotary_pos_emb", in, {{"layout", i(layout)}, {"rotaryMode", s("half")}});
+        expect_values(half.at(0), {1 * c0 - 3 * s0, 2 * c1 - 4 * s1, 3 * c0 + 1 * s0, 4 * c1 + 2 * s1});
+        expect_values(half.at(1), {-1 * c0, 1 * c1 * 0 - 1 * s1, -1 * s0, 1 * c1});
+        const auto inter =
+            evaluate_all("apply_rotary_pos_emb", in, {{"layout", i(layout)}, {"rotaryMode", s("interleaved")}});
+        expect_values(inter.at(0), {1 * c0 - 2 * s0, 2 * c0 + 1 * s0, 3 * c1 - 4 * s1, 4 * c1 + 3 * s1});
+        expect_values(inter.at(1), {-1 * c0, -1 * s0, -1 * s1, 1 * c1});
+    }
+    // The defaults are layout 0 and "half".
+    expect_values(evaluate("apply_rotary_pos_emb",
+                           {{DType::f32, {1, 1, 1, 4}, x}, {DType::f32, {1, 1, 1, 4}, x},
+                            {DType::f32, {1, 2}, {c0, c1}}, {DType::f32, {1, 2}, {s0, s1}}}),
+                  {1 * c0 - 3 * s0, 2 * c1 - 4 * s1, 3 * c0 + 1 * s0, 4 * c1 + 2 * s1});
+}
+
+// Two sequence positions, two heads, D = 2: cos = [1, 0] at s = 0 and [0, 1] at s = 1
+// (tables [S, D/2] = [[1], [0]] and [[0], [1]]). Position 0 keeps x, position 1 maps
+// (a, b) to (-b, a). Layout 0 orders rows (s, n), layout 1 (n, s).
+TEST(OpsLevel2Spatial, RopeFindsTheSequencePositionInBothLayouts) {
+    const std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8};
+    const std::vector<In> base = {{DType::f32, {1, 2, 2, 2}, x}, {DType::f32, {1, 2, 2, 2}, x},
+                                  {DType::f32, {2, 1}, {1, 0}}, {DType::f32, {2, 1}, {0, 1}}};
+    // layout 0: rows (s0,n0) (s0,n1) (s1,n0) (s1,n1).
+    expect_values(evaluate("apply_rotary_pos_emb", base, {{"layout", i(0)}}), {1, 2, 3, 4, -6, 5, -8, 7});
+    // layout 1: rows (n0,s0) (n0,s1) (n1,s0) (n1,s1).
+    expect_values(evaluate("apply_rotary_pos_emb", base, {{"layout", i(1)}}), {1, 2, -4, 3, 5, 6, -8, 7});
+    // Per-batch tables [B, S, D/2]: batch 1 uses its own rows (here the reverse).
+    const std::vector<In> batched = {{DType::f32, {2, 2, 1, 2}, x}, {DType::f32, {2, 2, 1, 2}, x},
+                                     {DType::f32, {2, 2, 1}, {1, 0, 0, 1}}, {DType::f32, {2, 2, 1}, {0, 1, 1, 0}}};
+    expect_values(evaluate("apply_rotary_pos_emb", batched), {1, 2, -4, 3, -6, 5, 7, 8});
+}
+
+TEST(OpsLevel2Spatial, RopeKeyMayHaveFewerHeads) {
+    const Problem p = problem_for("apply_rotary_pos_emb",
+                                  {{DType::bf16, {2, 5, 8, 64}}, {DType::bf16, {2, 5, 2, 64}},
+                                   {DType::bf16, {5, 32}}, {DType::bf16, {5, 32}}});
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).shape, (Shape{2, 5, 8, 64}));
+    EXPECT_EQ(p.outputs.at(1).tensors.at(0).shape, (Shape{2, 5, 2, 64}));
+    EXPECT_EQ(p.outputs.at(1).tensors.at(0).dtype, DType::bf16);
+    const WorkModel w = op_named("apply_rotary_pos_emb").work(p);
+    EXPECT_EQ(w.bytes_read, (2 * 5 * 8 * 64 + 2 * 5 * 2 * 64 + 2 * 5 * 32) * 2);
+    EXPECT_EQ(w.bytes_written, (2 * 5 * 8 * 64 + 2 * 5 * 2 * 64) * 2);
+    EXPECT_EQ(vector_elements(w, OpClass::fma), 2 * 5 * 10 * 64);
+    EXPECT_EQ(w.innermost, 64);
+}
+
+TEST(OpsLevel2Spatial, RopeRejectsBadShapesAndAttributes) {
+    auto make = [](Shape q, Shape k, Shape table, AttrMap attrs = {}, DType table_dtype = DType::f32) {
+        return problem_for("apply_rotary_pos_emb",
+                           {{DType::f32, q}, {DType::f32, k}, {table_dtype, table}, {table_dtype, table}},
+                           std::move(attrs));
+    };
+    EXPECT_NO_THROW(make({2, 5, 3, 8}, {2, 5, 3, 8}, {5, 4}));
+    EXPECT_NO_THROW(make({2, 3, 5, 8}, {2, 3, 5, 8}, {2, 5, 4}, {{"layout", i(1)}}));
+    EXPECT_THROW(make({2, 5, 3, 7}, {2, 5, 3, 7}, {5, 3}), Error);                       // odd D
+    EXPECT_THROW(make({2, 5, 3, 8}, {2, 4, 3, 8}, {5, 4}), Error);                       // key's S differs
+    EXPECT_THROW(make({2, 5, 3, 8}, {2, 5, 3, 8}, {5, 8}), Error);                       // table not D/2
+    EXPECT_THROW(make({2, 5, 3, 8}, {2, 5, 3, 8}, {5, 4}, {{"layout", i(1)}}), Error);   // S is dim 2 in layout 1
+    EXPECT_THROW(make({5, 3, 8}, {5, 3, 8}, {5, 4}), Error);                             // not 4-D
+    EXPECT_THROW(make({2, 5, 3, 8}, {2, 5, 3, 8}, {5, 4}, {{"layout", i(2)}}), Error);
+    EXPECT_THROW(make({2, 5, 3, 8}, {2, 5, 3, 8}, {5, 4}, {{"rotaryMode", s("quarter")}}), Error);
+    EXPECT_THROW(make({2, 5, 3, 8}, {2, 5, 3, 8}, {5, 4}, {}, DType::f16), Error);      // mixed dtypes
+}
+
+TEST(OpsLevel2Spatial, RopeSamePrecisionRoundsToHalf) {
+    const auto out = evaluate_all("apply_rotary_pos_emb",
+                                  {{DType::f16, {1, 1, 1, 2}, {1, 3}}, {DType::f16, {1, 1, 1, 2}, {1, 3}},
+                                   {DType::f16, {1, 1}, {0.1}}, {DType::f16, {1, 1}, {0.7}}},
+                                  {}, true);
+    EXPECT_EQ(out.at(0).at(0), round_to_dtype(float(0.1) * 1 - float(0.7) * 3, DType::f16));
+}
+
+TEST(OpsLevel2Spatial, RopeCasesCoverEveryLayoutAndMode) {
+    std::set<std::pair<std::int64_t, std::string>> seen;
+    for (const auto& c : generated_cases("apply_rotary_pos_emb", 20)) {
+        seen.insert({c.attrs.at("layout").i, c.attrs.at("rotaryMode").s});
+        EXPECT_EQ(*c.inputs.at(2).range, (ValueRange{-1, 1}));
+        for (std::size_t k = 1; k < 4; ++k) EXPECT_EQ(c.inputs.at(k).dtype, c.inputs.at(0).dtype);
+    }
+    EXPECT_EQ(seen.size(), 4u);
+}
+
 }  // namespace
 }  // namespace hb
