@@ -39,5 +39,14 @@ TEST(WrongLevel2Spatial, RopeIgnoringTheLayoutFailsPrecision) {
     EXPECT_EQ(s[11], "PASS");
 }
 
+
+// align_corners ignored in the unnormalization: case 10 (align_corners=true, nearest,
+// border) samples shifted voxels; case 9 (align_corners=false) is right.
+TEST(WrongLevel2Spatial, GridSamplerIgnoringAlignCornersFailsPrecision) {
+    auto s = statuses("grid_sampler_3d", {9, 10});
+    EXPECT_EQ(s[10], "PRECISION_FAIL");
+    EXPECT_EQ(s[9], "PASS");
+}
+
 }  // namespace
 }  // namespace hb::test

@@ -319,5 +319,126 @@ TEST(OpsLevel2Spatial, RopeCasesCoverEveryLayoutAndMode) {
     EXPECT_EQ(seen.size(), 4u);
 }
 
+
+// ---------------------------------------------------------------- grid_sampler_3d
+
+// x is [1, 1, 1, 1, 4] = {1, 2, 3, 4} along W; the grid's y and z are 0, which on a size-1
+// dim is voxel 0 in both align modes. Each point's x coordinate g unnormalizes to
+// 2g + 1.5 (align_corners=false) or 1.5 (g + 1) (true).
+std::vector<double> sample_w(const std::vector<double>& gx, const std::string& interp, const std::string& pad,
+                             bool align, const std::vector<double>& x = {1, 2, 3, 4}) {
+    std::vector<double> grid;
+    for (double g : gx) grid.insert(grid.end(), {g, 0, 0});
+    const auto n = static_cast<std::int64_t>(gx.size());
+    return evaluate("grid_sampler_3d",
+                    {{DType::f32, {1, 1, 1, 1, static_cast<std::int64_t>(x.size())}, x}, {DType::f32, {1, 1, 1, n, 3}, grid}},
+                    {{"interpolation_mode", s(interp)}, {"padding_mode", s(pad)}, {"align_corners", b(align)}});
+}
+
+TEST(OpsLevel2Spatial, GridSamplerBilinearInEveryPaddingMode) {
+    // align_corners=false: g = 0, -1, 1.25, 0.6, -1.75 -> 1.5, -0.5, 4, 2.7, -2.
+    const std::vector<double> g = {0, -1, 1.25, 0.6, -1.75};
+    expect_values(sample_w(g, "bilinear", "zeros", false), {2.5, 0.5, 0, 3.7, 0});
+    expect_values(sample_w(g, "bilinear", "border", false), {2.5, 1, 4, 3.7, 1});
+    // Reflection about the outer edges (-0.5 and 3.5): 4 -> 3, -2 -> 1.
+    expect_values(sample_w(g, "bilinear", "reflection", false), {2.5, 1, 4, 3.7, 2});
+    // align_corners=true: g = 0, -1, 1.5, -2 -> 1.5, 0, 3.75, -1.5.
+    const std::vector<double> ga = {0, -1, 1.5, -2};
+    expect_values(sample_w(ga, "bilinear", "zeros", true), {2.5, 1, 1, 0});
+    expect_values(sample_w(ga, "bilinear", "border", true), {2.5, 1, 4, 1});
+    // Reflection about the corner centers (0 and 3): 3.75 -> 2.25, -1.5 -> 1.5.
+    expect_values(sample_w(ga, "bilinear", "reflection", true), {2.5, 1, 3.25, 2.5});
+}
+
+TEST(OpsLevel2Spatial, GridSamplerNearestRoundsHalfToEven) {
+    // align_corners=false: g = 0, 0.5, -1, 1.25, -1.75 -> 1.5, 2.5, -0.5, 4, -2: ties go to the
+    // even voxel (2, 2, -0 = 0), not away from zero (2, 3, -1).
+    const std::vector<double> g = {0, 0.5, -1, 1.25, -1.75};
+    expect_values(sample_w(g, "nearest", "zeros", false), {3, 3, 1, 0, 0});
+    expect_values(sample_w(g, "nearest", "border", false), {3, 3, 1, 4, 1});
+    expect_values(sample_w(g, "nearest", "reflection", false), {3, 3, 1, 4, 2});
+    // align_corners=true: g = 0, 1.5, -2 -> 1.5, 3.75, -1.5 (reflected: 2.25 and 1.5).
+    const std::vector<double> ga = {0, 1.5, -2};
+    expect_values(sample_w(ga, "nearest", "zeros", true), {3, 0, 0});
+    expect_values(sample_w(ga, "nearest", "border", true), {3, 4, 1});
+    expect_values(sample_w(ga, "nearest", "reflection", true), {3, 3, 3});
+}
+
+TEST(OpsLevel2Spatial, GridSamplerAxesAreWHDAndCornersWeighTrilinearly) {
+    // x [1, 1, 2, 2, 2] = z*4 + y*2 + x; align_corners: -1 and 1 are voxel centers 0 and 1.
+    const std::vector<double> x = {0, 1, 2, 3, 4, 5, 6, 7};
+    const auto y = evaluate("grid_sampler_3d",
+                            {{DType::f32, {1, 1, 2, 2, 2}, x}, {DType::f32, {1, 1, 1, 3, 3}, {0, 0, 0, 1, -1, 0, -1, 1, 0.5}}},
+                            {{"align_corners", b(true)}});
+    // (0.5, 0.5, 0.5) -> the mean 3.5; (x 1, y 0, z 0.5) -> (1 + 5) / 2; (x 0, y 1, z 0.75) -> 2*0.25 + 6*0.75.
+    expect_values(y, {3.5, 3, 5});
+}
+
+TEST(OpsLevel2Spatial, GridSamplerInfiniteValueAtAZeroWeightCornerIsNaN) {
+    // Border, align_corners: g = -1 is voxel 0 exactly; voxel 1 is inside with weight 0.
+    expect_values(sample_w({-1}, "bilinear", "border", true, {1, INFINITY}), {NAN});
+    expect_values(sample_w({1}, "bilinear", "border", true, {1, INFINITY}), {INFINITY});
+}
+
+TEST(OpsLevel2Spatial, GridSamplerOutputShapeAndErrors) {
+    const Problem p = problem_for("grid_sampler_3d", {{DType::f16, {2, 5, 4, 6, 7}}, {DType::f16, {2, 3, 8, 9, 3}}});
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).shape, (Shape{2, 5, 3, 8, 9}));
+    EXPECT_EQ(p.outputs.at(0).tensors.at(0).dtype, DType::f16);
+    const WorkModel w = op_named("grid_sampler_3d").work(p);
+    EXPECT_EQ(w.bytes_written, 2 * 5 * 3 * 8 * 9 * 2);
+    EXPECT_EQ(w.bytes_read, 2 * 3 * 8 * 9 * 3 * 2 + 2 * 5 * 4 * 6 * 7 * 2);  // all of x: fewer than 8 reads per output
+    EXPECT_EQ(vector_elements(w, OpClass::fma), 3 * 2 * 216 + 8 * 2 * 5 * 216);
+    auto bad = [](std::vector<In> in, AttrMap attrs = {}) { return problem_for("grid_sampler_3d", std::move(in), std::move(attrs)); };
+    EXPECT_THROW(bad({{DType::f32, {2, 5, 4, 6}}, {DType::f32, {2, 3, 8, 3}}}), Error);                 // 4-D
+    EXPECT_THROW(bad({{DType::f32, {2, 5, 4, 6, 7}}, {DType::f32, {2, 3, 8, 9, 2}}}), Error);           // not xyz
+    EXPECT_THROW(bad({{DType::f32, {2, 5, 4, 6, 7}}, {DType::f32, {1, 3, 8, 9, 3}}}), Error);           // batch
+    EXPECT_THROW(bad({{DType::f32, {2, 5, 4, 6, 7}}, {DType::f16, {2, 3, 8, 9, 3}}}), Error);           // dtypes
+    EXPECT_THROW(bad({{DType::f32, {2, 5, 4, 6, 7}}, {DType::f32, {2, 3, 8, 9, 3}}}, {{"interpolation_mode", s("bicubic")}}),
+                 Error);
+    EXPECT_THROW(bad({{DType::f32, {2, 5, 4, 6, 7}}, {DType::f32, {2, 3, 8, 9, 3}}}, {{"padding_mode", s("wrap")}}), Error);
+}
+
+TEST(OpsLevel2Spatial, GridSamplerFixInputsMovesFloat32NearTiesOnAllAxes) {
+    // x [1, 1, 1, 1, 4], nearest, align_corners=false: a value g maps to 2g + 1.5 along W and
+    // g / 2 along the size-1 dims; g = 0.0002 (1.5004 along W), g = 0 (an exact tie at 1.5)
+    // and g = 0.5 (a tie along W) are all redrawn for a float32 grid, since a timed call may
+    // move any of them to any axis. A float16 grid is left alone (exact in fp32).
+    auto fixed = [](DType dtype, const std::string& interp) {
+        const Problem p = problem_for("grid_sampler_3d", {{dtype, {1, 1, 1, 1, 4}}, {dtype, {1, 1, 1, 2, 3}}},
+                                      {{"interpolation_mode", s(interp)}});
+        std::vector<Arg> inputs = allocate_args(p.inputs, false);
+        Tensor& grid = inputs.at(1).tensors.at(0);
+        const double values[6] = {0.0002, 0, 0, 0.5, 0, 0.7};
+        for (std::size_t k = 0; k < 6; ++k) grid.set(k, values[k]);
+        Rng rng(5);
+        op_named("grid_sampler_3d").fix_inputs(p, inputs, rng);
+        std::vector<double> out;
+        for (std::size_t k = 0; k < 6; ++k) out.push_back(grid.get(k));
+        return out;
+    };
+    const auto f32 = fixed(DType::f32, "nearest");
+    for (double g : f32)
+        for (double c : {2 * g + 1.5, g / 2}) EXPECT_GE(std::fabs(c - std::floor(c) - 0.5), 1e-3) << g;
+    EXPECT_EQ(f32[5], round_to_dtype(0.7, DType::f32));  // 2.9 and 0.35: no tie anywhere
+    const auto f16 = fixed(DType::f16, "nearest");
+    EXPECT_EQ(f16[3], 0.5);
+    EXPECT_EQ(f16[1], 0);
+    // Trilinear sampling of finite x (no range given here) is continuous: nothing moves.
+    EXPECT_EQ(fixed(DType::f32, "bilinear")[1], 0);
+}
+
+TEST(OpsLevel2Spatial, GridSamplerCasesCoverEveryModeAndReachPastTheEdges) {
+    std::set<std::string> seen;
+    for (const auto& c : generated_cases("grid_sampler_3d", 20)) {
+        seen.insert(c.attrs.at("interpolation_mode").s + "/" + c.attrs.at("padding_mode").s + "/" +
+                    (c.attrs.at("align_corners").b ? "true" : "false"));
+        ASSERT_TRUE(c.inputs.at(1).range.has_value());
+        EXPECT_GT(c.inputs.at(1).range->hi, 1);
+        EXPECT_LT(c.inputs.at(1).range->lo, -1);
+        EXPECT_EQ(c.inputs.at(1).shapes.at(0).back(), 3);
+    }
+    EXPECT_EQ(seen.size(), 12u);
+}
+
 }  // namespace
 }  // namespace hb
