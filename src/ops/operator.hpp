@@ -43,6 +43,10 @@ class Operator {
     virtual ValueRange boundary_range(DType dtype) const;
     // Replaces generated inputs where validity demands it (index ranges, permutations).
     virtual void fix_inputs(const Problem& problem, std::vector<Arg>& inputs, Rng& rng) const;
+    // False for operators whose cases can never be aligned (an input's innermost dim is fixed
+    // at a size like 3, e.g. a grid of xyz coordinates): the generator then draws every case
+    // non-aligned instead of failing to meet the 40% aligned plan.
+    virtual bool can_align() const { return true; }
 };
 
 // Implements golden and same_precision from one template `compute<T>` in Derived.

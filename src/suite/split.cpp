@@ -70,7 +70,8 @@ std::vector<CaseSpec> generate_cases(const Operator& op, const Proto& proto, con
     std::vector<Regime> regimes;
     for (int i = 0; i < count; ++i) regimes.push_back(static_cast<Regime>(i % 3));
     std::vector<char> aligned(static_cast<std::size_t>(count), 0);
-    for (int i = 0; i < count * 2 / 5; ++i) aligned[static_cast<std::size_t>(i)] = 1;
+    if (op.can_align())
+        for (int i = 0; i < count * 2 / 5; ++i) aligned[static_cast<std::size_t>(i)] = 1;
     std::vector<DType> dtype_plan;
     for (int i = 0; i < count; ++i) dtype_plan.push_back(dtypes[static_cast<std::size_t>(i) % dtypes.size()]);
     std::vector<RangeGroup> group_plan;

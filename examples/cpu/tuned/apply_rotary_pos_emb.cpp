@@ -1,0 +1,1 @@
+../reference/apply_rotary_pos_emb.cpp

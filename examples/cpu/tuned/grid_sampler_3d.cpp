@@ -1,0 +1,1 @@
+../reference/grid_sampler_3d.cpp

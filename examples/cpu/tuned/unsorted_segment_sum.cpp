@@ -1,0 +1,1 @@
+../reference/unsorted_segment_sum.cpp
