@@ -319,7 +319,9 @@ TEST(OpsLevel2Elementwise, ApplyAdamWCasesCoverEveryAttributePathAndDtype) {
         beta1s.insert(c.attrs.at("beta1").f);
         for (const auto& in : c.inputs) EXPECT_EQ(in.shapes, c.inputs.at(0).shapes);
         const auto& v = c.inputs.at(3);
-        if (v.range && std::isfinite(v.range->lo) && v.range->lo != v.range->hi) EXPECT_GE(v.range->lo, 0);
+        if (v.range && std::isfinite(v.range->lo) && v.range->lo != v.range->hi) {
+            EXPECT_GE(v.range->lo, 0);
+        }
     }
     EXPECT_EQ(dtypes.size(), 3u);
     EXPECT_EQ(maximize.size(), 2u);
