@@ -4,13 +4,15 @@
 // write and re-read every logit, which is slower than this loop and not what a vendor's
 // fused loss does.
 // input is [N, C, inner] (inner = d1 * ...). inner == 1: OpenMP over rows, each row's max,
-// sum of e^(x - max) and target logit in fp32. inner > 1: OpenMP over (n, block of 64
+// sum of e^(x - max) (16 lane accumulators, a vectorizable polynomial exp) and target logit
+// in fp32. inner > 1: OpenMP over (n, block of 64
 // neighbouring positions), so every pass over the classes reads contiguous runs and
 // vectorizes. Per-position losses go to the output (none) or into fp64 per-thread sums
 // (mean, sum), which keeps the reduction exact to fp32 rounding whatever N is.
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -45,6 +47,52 @@ struct Geometry {
 };
 
 constexpr std::int64_t block = 64;
+constexpr std::int64_t lanes = 16;
+
+// e^x for x <= 0 (x - max), branch-free so that the loops vectorize (libm's expf does not
+// without -ffast-math): x = n ln2 + r with |r| <= ln2/2, e^r by its degree-6 Taylor
+// polynomial (relative error below 2e-7), 2^n through the exponent bits. Below -87 the
+// result is 0 (e^-87 is under fp32's smallest normal); NaN stays NaN.
+inline float exp_nonpositive(float x) {
+    const float xc = x < -87.0f ? -87.0f : x;
+    const float n = std::floor(xc * 1.44269504f + 0.5f);
+    const float r = (xc - n * 0.693145752f) - n * 1.42860677e-6f;
+    float p = 1.0f / 720;
+    p = p * r + 1.0f / 120;
+    p = p * r + 1.0f / 24;
+    p = p * r + 1.0f / 6;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    const float scale = std::bit_cast<float>((static_cast<std::int32_t>(n) + 127) << 23);
+    return x < -87.0f ? 0.0f : p * scale;
+}
+
+// Max and sum of e^(x - max) of one contiguous row, in `lanes` independent accumulators.
+template <typename Type>
+void row_max_sum(const typename Type::Storage* row, std::int64_t classes, float& max_out, float& sum_out) {
+    float m[lanes], s[lanes];
+    for (std::int64_t l = 0; l < lanes; ++l) m[l] = -INFINITY, s[l] = 0.f;
+    const std::int64_t full = classes / lanes * lanes;
+    for (std::int64_t c = 0; c < full; c += lanes)
+        for (std::int64_t l = 0; l < lanes; ++l) {
+            const float v = Type::load(row[c + l]);
+            m[l] = v != v || v > m[l] ? v : m[l];  // NaN stays the max, as in torch
+        }
+    for (std::int64_t c = full; c < classes; ++c) {
+        const float v = Type::load(row[c]);
+        m[0] = v != v || v > m[0] ? v : m[0];
+    }
+    float max = m[0];
+    for (std::int64_t l = 1; l < lanes; ++l) max = m[l] != m[l] || m[l] > max ? m[l] : max;
+    for (std::int64_t c = 0; c < full; c += lanes)
+        for (std::int64_t l = 0; l < lanes; ++l) s[l] += exp_nonpositive(Type::load(row[c + l]) - max);
+    for (std::int64_t c = full; c < classes; ++c) s[0] += exp_nonpositive(Type::load(row[c]) - max);
+    float sum = 0.f;
+    for (std::int64_t l = 0; l < lanes; ++l) sum += s[l];
+    max_out = max;
+    sum_out = sum;
+}
 
 // Returns false when a target is neither ignore_index nor a class.
 template <typename Type>
@@ -65,14 +113,19 @@ bool cross_entropy(const hb_tensor& input, const hb_tensor& target, const hb_ten
         const std::int64_t base = n * g.classes * g.inner + i0;  // logit (n, 0, i0)
         const std::int64_t pos0 = n * g.inner + i0;              // position (n, i0)
         float max[block], sum[block];
-        for (std::int64_t i = 0; i < width; ++i) max[i] = -INFINITY, sum[i] = 0.f;
-        for (std::int64_t c = 0; c < g.classes; ++c)
-            for (std::int64_t i = 0; i < width; ++i) {
-                const float v = Type::load(x[base + c * g.inner + i]);
-                max[i] = v != v || v > max[i] ? v : max[i];  // NaN stays the max, as in torch
-            }
-        for (std::int64_t c = 0; c < g.classes; ++c)
-            for (std::int64_t i = 0; i < width; ++i) sum[i] += std::exp(Type::load(x[base + c * g.inner + i]) - max[i]);
+        if (g.inner == 1) {
+            row_max_sum<Type>(x + base, g.classes, max[0], sum[0]);
+        } else {
+            for (std::int64_t i = 0; i < width; ++i) max[i] = -INFINITY, sum[i] = 0.f;
+            for (std::int64_t c = 0; c < g.classes; ++c)
+                for (std::int64_t i = 0; i < width; ++i) {
+                    const float v = Type::load(x[base + c * g.inner + i]);
+                    max[i] = v != v || v > max[i] ? v : max[i];  // NaN stays the max, as in torch
+                }
+            for (std::int64_t c = 0; c < g.classes; ++c)
+                for (std::int64_t i = 0; i < width; ++i)
+                    sum[i] += exp_nonpositive(Type::load(x[base + c * g.inner + i]) - max[i]);
+        }
         for (std::int64_t i = 0; i < width; ++i) {
             const std::int64_t k = t[pos0 + i];
             float l = 0.f;

@@ -68,7 +68,7 @@ class CrossEntropyLossOp final : public OperatorWithCompute<CrossEntropyLossOp> 
     std::string name() const override { return "cross_entropy_loss"; }
     int level() const override { return 2; }
     std::string baseline_description() const override {
-        return "threaded C++ (OpenMP over rows of [N, C] or blocks of spatial positions, max, sum of "
+        return "threaded C++ (OpenMP over rows of [N, C] or blocks of spatial positions, max, sum of vectorized "
                "exponentials and the target's logit in fp32, the reduction in fp64 per thread): oneDNN has "
                "no cross-entropy, log-softmax-with-gather or NLL primitive; a log_softmax primitive plus a "
                "gather would write and re-read the whole [N, C] log-probability tensor";
