@@ -1,0 +1,1 @@
+../reference/cross_entropy_loss.cpp
