@@ -1,0 +1,1 @@
+../reference/resize_bilinear.cpp
