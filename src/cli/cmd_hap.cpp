@@ -47,7 +47,11 @@ void add_hap(CLI::App& app, Action& action) {
                         const HapResult r = solve(op->work(p), model);
                         row["status"] = "ok";
                         row["t_hw_us"] = r.t_hw_us;
+                        row["unfloored_us"] = r.unfloored_us;
+                        // "bottleneck" is the group label (Vector, Cube, MTE; Memory, Matrix
+                        // on CPUs), as the reference benchmark reports it.
                         row["bottleneck"] = r.bottleneck_group;
+                        row["bottleneck_group"] = r.bottleneck_group;
                         row["bottleneck_unit"] = r.bottleneck_unit;
                         row["unit_us"] = r.unit_us;
                         row["choice"] = r.choice.describe();

@@ -32,7 +32,12 @@ constexpr EnumName<UnitScope> scope_names[] = {{UnitScope::chip, "chip"}, {UnitS
 constexpr EnumName<WorkKind> work_kind_names[] = {{WorkKind::bytes_read, "bytes_read"},
                                                   {WorkKind::bytes_written, "bytes_written"},
                                                   {WorkKind::vector, "vector"},
-                                                  {WorkKind::matrix, "matrix"}};
+                                                  {WorkKind::matrix, "matrix"},
+                                                  {WorkKind::l1_to_l0a, "l1_to_l0a"},
+                                                  {WorkKind::l1_to_l0b, "l1_to_l0b"},
+                                                  {WorkKind::l0c_to_gm, "l0c_to_gm"}};
+
+bool is_byte_kind(WorkKind k) { return k != WorkKind::vector && k != WorkKind::matrix; }
 
 template <typename E, std::size_t N>
 std::string_view name_of(const EnumName<E> (&table)[N], E value) {
@@ -89,6 +94,9 @@ void check_model(const HardwareModel& m, const std::function<std::string(const s
     if (!std::isfinite(m.floor_us) || m.floor_us < 0) fail("floor_us", "must be >= 0");
     if (m.cores < 1) fail("cores", "must be at least 1");
     if (m.units.empty()) fail("units", "a model needs at least one execution unit");
+    if (m.cube_vector_exchange != "on_chip" && m.cube_vector_exchange != "global_memory")
+        fail("cube_vector_exchange", "'" + m.cube_vector_exchange + "' is not one of on_chip | global_memory");
+    for (const auto& [name, f] : m.buffers) check_figure(f, "buffers." + name);
     std::set<std::string> names;
     for (std::size_t i = 0; i < m.units.size(); ++i) {
         const ExecutionUnit& u = m.units[i];
@@ -104,6 +112,11 @@ void check_model(const HardwareModel& m, const std::function<std::string(const s
         for (const auto& [c, f] : u.vector_flops_per_element)
             check_figure(f, where + ".vector_flops_per_element." + std::string(op_class_name(c)));
         if (u.flops_per_mac) check_figure(*u.flops_per_mac, where + ".flops_per_mac");
+        for (const auto& [k, f] : u.bytes_per_s_for)
+            check_figure(f, where + ".bytes_per_s_for." + std::string(work_kind_name(k)));
+        if (u.runs_as_conversion) check_figure(*u.runs_as_conversion, where + ".runs_as_conversion");
+        if (u.align_bytes) check_figure(*u.align_bytes, where + ".align_bytes");
+        if (u.mac_granule) check_figure(*u.mac_granule, where + ".mac_granule");
         for (const auto& [from, to] : u.runs_as) {
             if (!u.flops_per_s.count(to))
                 fail(where + ".runs_as",
@@ -114,8 +127,9 @@ void check_model(const HardwareModel& m, const std::function<std::string(const s
             fail(where + ".runs_as_source", "runs_as needs a source saying why");
         for (WorkKind k : u.serves) {
             const std::string kind(work_kind_name(k));
-            if ((k == WorkKind::bytes_read || k == WorkKind::bytes_written) && !u.bytes_per_s)
-                fail(where + ".bytes_per_s", "unit '" + u.name + "' serves " + kind + " but has no bytes_per_s");
+            if (is_byte_kind(k) && !u.byte_rate_for(k))
+                fail(where + ".bytes_per_s", "unit '" + u.name + "' serves " + kind +
+                                                 " but has no bytes_per_s (nor a bytes_per_s_for entry for it)");
             if ((k == WorkKind::vector || k == WorkKind::matrix) && u.flops_per_s.empty())
                 fail(where + ".flops_per_s", "unit '" + u.name + "' serves " + kind + " but has no flops_per_s");
             if (k == WorkKind::vector && u.vector_flops_per_element.empty())
@@ -144,7 +158,8 @@ ExecutionUnit parse_unit(const std::string& file, const YAML::Node& node, const 
     yaml_check_keys(file, node, where,
                {"name", "group", "per", "instances_per_core", "serves", "bytes_per_s", "flops_per_s",
                 "runs_as", "runs_as_source", "vector_flops_per_element", "flops_per_mac",
-                "shares_with", "source"});
+                "shares_with", "source", "bytes_per_s_for", "runs_as_conversion", "align_bytes",
+                "mac_granule"});
     const std::string w = where + ".";
     ExecutionUnit u;
     u.name = yaml_string(file, yaml_require(file, node, "name", w), w + "name");
@@ -189,6 +204,25 @@ ExecutionUnit parse_unit(const std::string& file, const YAML::Node& node, const 
         loc.nodes[w + "vector_flops_per_element"] = costs;
     }
     if (node["flops_per_mac"]) u.flops_per_mac = yaml_figure(file, node["flops_per_mac"], w + "flops_per_mac");
+    if (YAML::Node rates = node["bytes_per_s_for"]) {
+        if (!rates.IsMap()) yaml_fail(file, rates, w + "bytes_per_s_for: expected a map from byte kind to figure");
+        for (const auto& kv : rates) {
+            const WorkKind k = parse_enum(file, kv.first, w + "bytes_per_s_for", work_kind_names);
+            if (!is_byte_kind(k))
+                yaml_fail(file, kv.first, w + "bytes_per_s_for: '" + std::string(work_kind_name(k)) + "' is not a byte kind");
+            const std::string field = w + "bytes_per_s_for." + std::string(work_kind_name(k));
+            u.bytes_per_s_for[k] = yaml_figure(file, kv.second, field);
+            loc.nodes[field] = kv.second;
+        }
+    }
+    for (const char* key : {"runs_as_conversion", "align_bytes", "mac_granule"}) {
+        if (!node[key]) continue;
+        Figure f = yaml_figure(file, node[key], w + key);
+        loc.nodes[w + key] = node[key];
+        if (std::string(key) == "runs_as_conversion") u.runs_as_conversion = f;
+        else if (std::string(key) == "align_bytes") u.align_bytes = f;
+        else u.mac_granule = f;
+    }
     if (YAML::Node shares = node["shares_with"]) {
         if (!shares.IsSequence()) yaml_fail(file, shares, w + "shares_with: expected a list of unit names");
         for (const auto& s : shares) u.shares_with.push_back(yaml_string(file, s, w + "shares_with"));
@@ -205,7 +239,8 @@ ExecutionUnit parse_unit(const std::string& file, const YAML::Node& node, const 
 HardwareModel parse_root(const YAML::Node& root, const std::string& file) {
     if (!root.IsMap()) yaml_fail(file, root, "a hardware model must be a YAML map");
     yaml_check_keys(file, root, "model",
-               {"name", "kind", "description", "provenance", "floor_us", "cores", "units"});
+               {"name", "kind", "description", "provenance", "floor_us", "cores", "units", "buffers",
+                "cube_vector_exchange"});
     FieldLocator loc{file, {}};
     HardwareModel m;
     m.source_path = file;
@@ -224,6 +259,18 @@ HardwareModel parse_root(const YAML::Node& root, const std::string& file) {
     m.provenance.cpu_model = yaml_optional_string(file, prov, "cpu_model", "provenance.");
     m.floor_us = yaml_number(file, yaml_require(file, root, "floor_us", ""), "floor_us");
     m.cores = static_cast<int>(yaml_int(file, yaml_require(file, root, "cores", ""), "cores"));
+    if (YAML::Node buffers = root["buffers"]) {
+        if (!buffers.IsMap()) yaml_fail(file, buffers, "buffers: expected a map from buffer name to figure (bytes)");
+        for (const auto& kv : buffers) {
+            const std::string name = yaml_string(file, kv.first, "buffers");
+            m.buffers[name] = yaml_figure(file, kv.second, "buffers." + name);
+            loc.nodes["buffers." + name] = kv.second;
+        }
+    }
+    if (root["cube_vector_exchange"]) {
+        m.cube_vector_exchange = yaml_string(file, root["cube_vector_exchange"], "cube_vector_exchange");
+        loc.nodes["cube_vector_exchange"] = root["cube_vector_exchange"];
+    }
     YAML::Node units = yaml_require(file, root, "units", "");
     if (!units.IsSequence()) yaml_fail(file, units, "units: expected a list of execution units");
     for (std::size_t i = 0; i < units.size(); ++i)
@@ -246,6 +293,12 @@ std::string_view hardware_kind_name(HardwareKind k) { return name_of(kind_names,
 std::string_view peak_origin_name(PeakOrigin o) { return name_of(origin_names, o); }
 std::string_view unit_scope_name(UnitScope s) { return name_of(scope_names, s); }
 std::string_view work_kind_name(WorkKind k) { return name_of(work_kind_names, k); }
+
+const Figure* ExecutionUnit::byte_rate_for(WorkKind k) const {
+    auto it = bytes_per_s_for.find(k);
+    if (it != bytes_per_s_for.end()) return &it->second;
+    return bytes_per_s ? &*bytes_per_s : nullptr;
+}
 
 bool ExecutionUnit::serves_kind(WorkKind k) const {
     return std::find(serves.begin(), serves.end(), k) != serves.end();
@@ -331,6 +384,13 @@ std::string to_yaml(const HardwareModel& m) {
     out << YAML::EndMap;
     out << YAML::Key << "floor_us" << YAML::Value << m.floor_us;
     out << YAML::Key << "cores" << YAML::Value << m.cores;
+    if (m.cube_vector_exchange != "on_chip")
+        out << YAML::Key << "cube_vector_exchange" << YAML::Value << m.cube_vector_exchange;
+    if (!m.buffers.empty()) {
+        out << YAML::Key << "buffers" << YAML::Value << YAML::BeginMap;
+        for (const auto& [name, f] : m.buffers) emit_figure(out, name, f);
+        out << YAML::EndMap;
+    }
     out << YAML::Key << "units" << YAML::Value << YAML::BeginSeq;
     for (const auto& u : m.units) {
         out << YAML::BeginMap;
@@ -361,6 +421,14 @@ std::string to_yaml(const HardwareModel& m) {
             out << YAML::EndMap;
         }
         if (u.flops_per_mac) emit_figure(out, "flops_per_mac", *u.flops_per_mac);
+        if (!u.bytes_per_s_for.empty()) {
+            out << YAML::Key << "bytes_per_s_for" << YAML::Value << YAML::BeginMap;
+            for (const auto& [k, f] : u.bytes_per_s_for) emit_figure(out, std::string(work_kind_name(k)), f);
+            out << YAML::EndMap;
+        }
+        if (u.runs_as_conversion) emit_figure(out, "runs_as_conversion", *u.runs_as_conversion);
+        if (u.align_bytes) emit_figure(out, "align_bytes", *u.align_bytes);
+        if (u.mac_granule) emit_figure(out, "mac_granule", *u.mac_granule);
         if (!u.shares_with.empty()) {
             out << YAML::Key << "shares_with" << YAML::Value << YAML::Flow << YAML::BeginSeq;
             for (const auto& s : u.shares_with) out << s;

@@ -27,7 +27,9 @@ enum class UnitScope { chip, core };
 std::string_view unit_scope_name(UnitScope s);
 
 // The kinds of work in a WorkModel that a unit can serve.
-enum class WorkKind { bytes_read, bytes_written, vector, matrix };
+// l1_to_l0a / l1_to_l0b / l0c_to_gm are on-chip traffic the solver derives from a work
+// model's contractions and the tile shape it chooses (Ascend MTE1 and FixPipe).
+enum class WorkKind { bytes_read, bytes_written, vector, matrix, l1_to_l0a, l1_to_l0b, l0c_to_gm };
 std::string_view work_kind_name(WorkKind k);
 
 // One number of the model and the reason to believe it.
@@ -55,12 +57,26 @@ struct ExecutionUnit {
     // is not served by this unit.
     std::map<OpClass, Figure> vector_flops_per_element;
     std::optional<Figure> flops_per_mac;  // required when serving matrix
+    // Optional: a rate per byte kind that overrides bytes_per_s for that kind (Ascend MTE1
+    // moves L1->L0A at 512 B/cycle and L1->L0B at 256 B/cycle). Kinds on one unit add.
+    std::map<WorkKind, Figure> bytes_per_s_for;
+    // Optional: flops one element of a DataStream costs when its dtype runs_as another
+    // (conversion on load and on store; Ascend 910B vector: bf16 <-> fp32 casts).
+    std::optional<Figure> runs_as_conversion;
+    // Optional: the buffer alignment granule in bytes; rows a kernel must keep whole
+    // (WorkModel::row_elements) are padded to it, and the vector work with them.
+    std::optional<Figure> align_bytes;
+    // Optional (matrix units): each of m, n, k of a contraction is padded to a multiple of
+    // this (the cube's 16x16x16 fractal); absent: no padding.
+    std::optional<Figure> mac_granule;
     // Units that issue on the same hardware as this one (CPU vector math and matrix MACs
     // both run on the FMA pipes): their times add instead of overlapping.
     std::vector<std::string> shares_with;
     std::string source;  // what the unit is and how its figures were obtained
 
     bool serves_kind(WorkKind k) const;
+    // The byte rate for kind `k` (bytes_per_s_for, else bytes_per_s); nullptr if none.
+    const Figure* byte_rate_for(WorkKind k) const;
     // The rate for `dtype`, following runs_as; nullptr when the unit has none.
     const Figure* rate_for(DType dtype) const;
 };
@@ -81,6 +97,13 @@ struct HardwareModel {
     double floor_us = 0;  // T_HW never goes below this (accelerators: launch floor)
     int cores = 1;        // cores an implementation may spread over
     std::vector<ExecutionUnit> units;
+    // Optional: capacities in bytes of the per-core buffers that bound tile shapes
+    // (Ascend: l1, l0a, l0b, l0c, ub). The solver reads l0a, l0b and l0c.
+    std::map<std::string, Figure> buffers;
+    // How the matrix and vector engines exchange data: on_chip (one SM / core shares
+    // registers and shared memory), global_memory (Ascend 910B: separate cube and vector
+    // cores, data crosses through GM/L2). Default on_chip.
+    std::string cube_vector_exchange = "on_chip";
     std::string source_path;  // the file it was loaded from, for messages; empty if built
 
     const ExecutionUnit* find_unit(const std::string& name) const;

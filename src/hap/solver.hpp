@@ -11,11 +11,20 @@
 
 namespace hb {
 
-// One way an implementation can map a case onto the machine. Today: how many cores it
-// spreads over. Tile shapes and buffer allocations of accelerator models would be further
-// fields, enumerated by the same function.
+// One way an implementation can map a case onto the machine (docs/hap.md, "choices"):
+//  - cores_used: how many cores it spreads over (at most the case's parallel items);
+//  - path: where its contractions run, "cube" (the matrix unit) or "vector" (the vector
+//    unit, allowed where Contraction::vector_ok); empty when the case has none;
+//  - tile_m x tile_n: the L0C output tile of a cube contraction, which sets how often
+//    L1 operands are re-sent to L0A/L0B (MTE1); 0 when the model states no buffers;
+//  - fused: one kernel for the matrix and the vector stage, or two; it matters only where
+//    WorkModel::cube_vector_bytes > 0.
 struct ImplementationChoice {
     int cores_used = 1;
+    std::string path;
+    int tile_m = 0;
+    int tile_n = 0;
+    bool fused = true;
     std::string describe() const;
 };
 
@@ -27,6 +36,7 @@ struct HapResult {
     std::string bottleneck_unit;
     std::string bottleneck_group;          // the label reported per case (Memory, Vector, ...)
     ImplementationChoice choice;           // the choice that attained the minimum
+    double choices_searched = 0;           // how many choices solve() compared
 };
 
 // The choices the solver minimises over for this case on this model.

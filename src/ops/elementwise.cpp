@@ -25,8 +25,26 @@ WorkModel elementwise_work(const Problem& p, std::initializer_list<std::pair<OpC
     // fp16/bf16 elementwise math runs in fp32 on the CPU (and in the vector unit's fp32 on
     // accelerators for transcendentals); the hardware model decides the cost per dtype.
     for (const auto& [cls, per_element] : ops_per_element) w.add_vector(cls, x.dtype, per_element * n);
+    w.add_vector_io(x.dtype, n);
+    for (const auto& out : p.outputs)
+        for (const auto& t : out.tensors) w.add_vector_io(t.dtype, static_cast<double>(t.numel()));
     w.parallel_items = n;
     w.innermost = x.shape.empty() ? 1 : x.shape.back();
+    return w;
+}
+
+WorkModel elementwise_work_in(const Problem& p, std::initializer_list<std::pair<OpClass, double>> ops_per_element,
+                              DType compute) {
+    const auto& x = p.inputs.at(0).tensors.at(0);
+    if (compute == x.dtype) return elementwise_work(p, ops_per_element);
+    const double n = static_cast<double>(x.numel());
+    WorkModel w = elementwise_work(p, {});
+    w.vector_io.clear();  // the casts below are the conversions
+    for (const auto& [cls, per_element] : ops_per_element) w.add_vector(cls, compute, per_element * n);
+    double stored = 0;
+    for (const auto& out : p.outputs)
+        for (const auto& t : out.tensors) stored += static_cast<double>(t.numel());
+    w.add_vector(OpClass::cast, compute, n + stored);
     return w;
 }
 

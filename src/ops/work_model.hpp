@@ -28,6 +28,28 @@ struct MatrixWork {
     double macs = 0;
 };
 
+// Elements entering or leaving vector compute in one dtype (each input element loaded
+// once, each output element stored once). A hardware model whose vector unit has no
+// arithmetic in that dtype (Ascend 910B: bf16) charges a conversion per element here.
+struct DataStream {
+    DType dtype;
+    double elements = 0;
+};
+
+// A batched matrix contraction C[batch, m, n] = sum_k A[batch, m, k] * B[batch, k, n]. It
+// carries the structure a tiling depends on: the solver derives the MACs (padded to the
+// matrix unit's fractal), the on-chip traffic of a tile shape (MTE1 L1->L0A/L0B re-reads,
+// FixPipe L0C->GM) and, where `vector_ok`, the alternative of running it on the vector
+// unit. Its MACs are NOT also listed in `matrix`; its operands and result ARE in
+// bytes_read / bytes_written (compulsory global-memory traffic as for any other work).
+struct Contraction {
+    DType dtype;                    // operand dtype (accumulation is wider)
+    DType out_dtype = DType::f32;   // dtype of C as written to global memory
+    double batch = 1;
+    std::int64_t m = 1, n = 1, k = 1;
+    bool vector_ok = false;         // a vector-unit implementation is valid (small m or n)
+};
+
 struct WorkModel {
     double bytes_read = 0;     // compulsory reads from main/global memory
     double bytes_written = 0;  // compulsory writes
@@ -39,7 +61,24 @@ struct WorkModel {
     // Innermost contiguous length in elements (alignment and tiling depend on it).
     std::int64_t innermost = 1;
 
+    // --- Added for accelerator models (issue 3); every field defaults to "absent" so that
+    // --- work models written before them mean what they meant. See docs/hap.md.
+    // Data entering/leaving vector compute, per dtype (see DataStream).
+    std::vector<DataStream> vector_io;
+    // Contractions with their shapes (see Contraction).
+    std::vector<Contraction> contractions;
+    // Bytes that pass from the matrix stage to the vector stage (or back), e.g. the scores of
+    // an attention block. On hardware whose cube and vector cores exchange data only through
+    // global memory (Ascend 910B) a fused kernel still writes and re-reads them; an unfused
+    // pair of kernels does so everywhere.
+    double cube_vector_bytes = 0;
+    // Elements of the row a kernel must hold whole in one core's buffer (the reduced last
+    // dimension of a softmax or a norm); 0 when the work can be processed as a flat array.
+    // Hardware with an alignment granule (Ascend UB: 32 bytes) pads each such row.
+    std::int64_t row_elements = 0;
+
     void add_vector(OpClass c, DType t, double n) { vector.push_back({c, t, n}); }
+    void add_vector_io(DType t, double n) { vector_io.push_back({t, n}); }
 };
 
 }  // namespace hb

@@ -137,6 +137,42 @@ TEST(HardwareModel, OtherMistakesAreRefused) {
               std::string::npos);
 }
 
+TEST(HardwareModel, AcceleratorFieldMistakesNameFileAndField) {
+    // An unknown exchange mode, a byte rate for a kind that is not bytes, a buffer figure
+    // without its source.
+    const std::string exch =
+        load_error("exchange.yaml", replace(valid_yaml, "cores: 2\n", "cores: 2\ncube_vector_exchange: via_l2\n"));
+    EXPECT_NE(exch.find("exchange.yaml"), std::string::npos) << exch;
+    EXPECT_NE(exch.find("cube_vector_exchange"), std::string::npos) << exch;
+    EXPECT_NE(exch.find("on_chip | global_memory"), std::string::npos) << exch;
+    const std::string kind = load_error(
+        "bytekind.yaml", replace(valid_yaml, "    bytes_per_s: {value: 2.5e10, source: datasheet}\n",
+                                 "    bytes_per_s: {value: 2.5e10, source: datasheet}\n"
+                                 "    bytes_per_s_for: {vector: {value: 1, source: x}}\n"));
+    EXPECT_NE(kind.find("bytekind.yaml:"), std::string::npos) << kind;
+    EXPECT_NE(kind.find("units[0].bytes_per_s_for"), std::string::npos) << kind;
+    const std::string buf =
+        load_error("buffer.yaml", replace(valid_yaml, "cores: 2\n", "cores: 2\nbuffers: {l0a: {value: 65536}}\n"));
+    EXPECT_NE(buf.find("buffer.yaml:"), std::string::npos) << buf;
+    EXPECT_NE(buf.find("buffers.l0a"), std::string::npos) << buf;
+}
+
+TEST(HardwareModel, ShippedAcceleratorModelsLoadAndRoundTrip) {
+    for (const std::string name : {"ascend910b1", "ascend910b2", "ascend910b3", "ascend910b4", "h100-sxm", "h200"}) {
+        SCOPED_TRACE(name);
+        const HardwareModel m = load_hardware_model(name);
+        EXPECT_DOUBLE_EQ(m.floor_us, 1.0);
+        const std::string text = to_yaml(m);
+        EXPECT_EQ(to_yaml(parse_hardware_model(text, "round trip of " + name)), text);
+    }
+    const HardwareModel a = load_hardware_model("ascend910b2");
+    EXPECT_EQ(a.cores, 24);
+    EXPECT_EQ(a.cube_vector_exchange, "global_memory");
+    for (const char* unit : {"cube", "vector", "mte1", "mte2", "mte3", "fixpipe"}) EXPECT_NE(a.find_unit(unit), nullptr) << unit;
+    const HardwareModel h = load_hardware_model("h200");
+    for (const char* unit : {"tensor_core", "fp32_pipe", "sfu", "hbm", "l2"}) EXPECT_NE(h.find_unit(unit), nullptr) << unit;
+}
+
 TEST(HardwareModel, BareNameResolvesInTheHardwareDirectory) {
     const HardwareModel m = load_hardware_model("cpu-example");
     EXPECT_EQ(m.kind, HardwareKind::cpu);

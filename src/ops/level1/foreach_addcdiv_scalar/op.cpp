@@ -51,6 +51,8 @@ class ForeachAddcdivScalarOp final : public OperatorWithCompute<ForeachAddcdivSc
         const DType t = x1.tensors.at(0).dtype;
         w.add_vector(OpClass::div, t, n);  // x2 / x3
         w.add_vector(OpClass::fma, t, n);  // x1 + scalar * quotient
+        w.add_vector_io(t, 3 * n);         // x1, x2, x3 loaded
+        w.add_vector_io(t, n);             // the result stored
         w.parallel_items = n;
         w.innermost = min_innermost(x1);
         return w;

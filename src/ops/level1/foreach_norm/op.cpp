@@ -95,10 +95,20 @@ class ForeachNormOp final : public OperatorWithCompute<ForeachNormOp> {
         const double n = list_elements(x);
         const double members = static_cast<double>(x.tensors.size());
         const double order = p.attr_float("scalar");
-        const DType t = x.tensors.at(0).dtype;
+        const DType in = x.tensors.at(0).dtype;
+        // A sum over up to millions of elements accumulates in fp32 (fp16 and bf16 sums
+        // lose every addend below 2^-11 of the running total), so half inputs are cast once
+        // on load and the math below runs in fp32.
+        const bool widen = in == DType::f16 || in == DType::bf16;
+        const DType t = widen ? DType::f32 : in;
         WorkModel w;
         w.bytes_read = list_bytes(x);
         w.bytes_written = list_bytes(p.outputs.at(0));
+        if (widen) {
+            w.add_vector(OpClass::cast, t, n);
+            w.add_vector(OpClass::cast, t, members);  // the norms stored
+        }
+        const double whole = std::floor(order), twice = 2 * order;
         if (std::isinf(order)) {
             w.add_vector(OpClass::abs, t, n);
             w.add_vector(OpClass::cmp, t, n);  // running max / min
@@ -116,6 +126,20 @@ class ForeachNormOp final : public OperatorWithCompute<ForeachNormOp> {
             w.add_vector(OpClass::abs, t, n);
             w.add_vector(OpClass::mul, t, (order - 2) * n);
             w.add_vector(OpClass::fma, t, n);
+            w.add_vector(OpClass::pow, t, members);
+        } else if (order <= -1 && order >= -8 && order == whole) {
+            // |x|^-q = 1 / |x|^q: a reciprocal and q-1 multiplies.
+            w.add_vector(OpClass::abs, t, n);
+            w.add_vector(OpClass::div, t, n);
+            w.add_vector(OpClass::mul, t, (-order - 1) * n);
+            w.add_vector(OpClass::add, t, n);
+            w.add_vector(OpClass::pow, t, members);
+        } else if (order > 0 && order < 8 && twice == std::floor(twice)) {
+            // Half-integer orders: |x|^(q + 1/2) = |x|^q * sqrt|x|, no transcendental.
+            w.add_vector(OpClass::abs, t, n);
+            w.add_vector(OpClass::sqrt, t, n);
+            w.add_vector(OpClass::mul, t, whole * n);
+            w.add_vector(OpClass::add, t, n);
             w.add_vector(OpClass::pow, t, members);
         } else {
             w.add_vector(OpClass::abs, t, n);

@@ -85,6 +85,8 @@ class SwiGluOp final : public OperatorWithCompute<SwiGluOp> {
         w.add_vector(OpClass::add, x.dtype, n);  // 1 + e^-a
         w.add_vector(OpClass::div, x.dtype, n);  // a / (1 + e^-a)
         w.add_vector(OpClass::mul, x.dtype, n);  // * b
+        w.add_vector_io(x.dtype, static_cast<double>(x.numel()));  // both halves loaded
+        w.add_vector_io(y.dtype, n);                                // the product stored
         w.parallel_items = n;
         w.innermost = y.shape.back();
         return w;
