@@ -21,7 +21,7 @@
 
 #include "core/error.hpp"
 #include "ops/register.hpp"
-#include "ops/slices.hpp"
+#include "ops/axis_view.hpp"
 
 namespace hb {
 
@@ -38,7 +38,7 @@ Reduction reduction_of(const Problem& p) {
 }
 
 // input viewed as [N, C, inner] with inner the product of d1...; positions = N * inner.
-SliceView class_view(const Shape& input) { return slice_view(input, 1); }
+AxisView class_view(const Shape& input) { return axis_view(input, 1); }
 
 // How the per-position ignore_index choices of the sampler map to a value for C classes:
 // torch's default, the common -1, class 0, a class inside (C/3 rounded, at least 1) and the
@@ -104,7 +104,7 @@ class CrossEntropyLossOp final : public OperatorWithCompute<CrossEntropyLossOp> 
     void compute(const Problem& p, const ValueArgs<T>& in, ValueArgs<T>& out) const {
         const auto& x = in[0].one();
         const auto& target = in[1].one().v;
-        const SliceView v = class_view(x.spec.shape);
+        const AxisView v = class_view(x.spec.shape);
         const std::int64_t positions = v.outer * v.inner;
         const std::int64_t ignore = p.attr_int("ignore_index");
         const Reduction reduction = reduction_of(p);
