@@ -119,13 +119,23 @@ class GroupNormOp final : public OperatorWithCompute<GroupNormOp> {
         // caches is read twice by a real kernel; the model states the bound.)
         w.bytes_read = static_cast<double>(x.bytes() + gamma.bytes() + beta.bytes());
         w.bytes_written = static_cast<double>(x.bytes());
-        w.add_vector(OpClass::add, x.dtype, n);  // sum of x
-        w.add_vector(OpClass::fma, x.dtype, n);  // sum of x^2 (the variance from both sums)
-        w.add_vector(OpClass::sqrt, x.dtype, groups);
-        w.add_vector(OpClass::div, x.dtype, groups);
+        // Statistics of a half input are long sums, kept in fp32 (torch's accumulate type):
+        // the whole computation runs in fp32 with one cast per element in and out, and one
+        // per gamma and beta element.
+        const DType f32 = DType::f32;
+        const double channels = static_cast<double>(v.n * v.groups * v.channels);
+        w.add_vector(OpClass::add, f32, n);  // sum of x
+        w.add_vector(OpClass::fma, f32, n);  // sum of x^2 (the variance from both sums)
+        w.add_vector(OpClass::sqrt, f32, groups);
+        w.add_vector(OpClass::div, f32, groups);
         // Per channel a = rstd * gamma, b = beta - mean * a fold the affine step into one fma.
-        w.add_vector(OpClass::fma, x.dtype, n + 2 * static_cast<double>(v.n * v.groups * v.channels));
-        w.parallel_items = groups;
+        w.add_vector(OpClass::fma, f32, n + 2 * channels);
+        if (x.dtype != f32)
+            w.add_vector(OpClass::cast, f32, 2 * n + static_cast<double>(gamma.numel() + beta.numel()));
+        // A group's sums are associative: a kernel splits a group over cores (partial sums
+        // of a few bytes per core, combined after a barrier) and normalizes its own slice,
+        // so the groups do not limit the cores used; the parallel items are the elements.
+        w.parallel_items = n;
         w.innermost = x.shape.back();
         return w;
     }

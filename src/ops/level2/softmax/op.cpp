@@ -62,12 +62,22 @@ class SoftmaxOp final : public OperatorWithCompute<SoftmaxOp> {
         // outer dim, a block of neighbouring slices) stays on chip between its three passes.
         w.bytes_read = static_cast<double>(x.bytes());
         w.bytes_written = static_cast<double>(x.bytes());
-        w.add_vector(OpClass::cmp, x.dtype, n);      // running max
-        w.add_vector(OpClass::add, x.dtype, n);      // x - max
-        w.add_vector(OpClass::exp, x.dtype, n);
-        w.add_vector(OpClass::add, x.dtype, n);      // the sum
-        w.add_vector(OpClass::div, x.dtype, slices);  // 1 / sum
-        w.add_vector(OpClass::mul, x.dtype, n);      // e * (1 / sum)
+        // Half inputs are computed in fp32 as torch does (x - max feeds exp, whose argument
+        // must be exact to the output's precision, and the sum is long): one cast in, one
+        // out. The max alone is exact in the input dtype, so it runs there, before the cast
+        // (where the vector unit has no arithmetic in that dtype, the hardware model charges
+        // it at its run dtype). A reduction over a slice of `size` needs size - 1 ops.
+        const DType f32 = DType::f32;
+        const double reduce = n - slices;
+        w.add_vector(OpClass::cmp, x.dtype, reduce);  // the max
+        w.add_vector(OpClass::add, f32, n);           // x - max
+        w.add_vector(OpClass::exp, f32, n);
+        w.add_vector(OpClass::add, f32, reduce);      // the sum
+        w.add_vector(OpClass::div, f32, slices);      // 1 / sum
+        w.add_vector(OpClass::mul, f32, n);           // e * (1 / sum)
+        if (x.dtype != f32) w.add_vector(OpClass::cast, f32, 2 * n);  // in and out
+        // No row_elements: short slices are processed packed (several per vector repeat)
+        // and long ones pad by under 1%, so a lower bound keeps them flat.
         w.parallel_items = slices;
         w.innermost = x.shape.back();
         return w;
