@@ -387,7 +387,7 @@ TEST(OpsLevel2Elementwise, GcdInputsAvoidTheMostNegativeValueAndHoldZeros) {
     }
 }
 
-TEST(OpsLevel2Elementwise, GcdWorkGrowsWithTheMagnitudeBits) {
+TEST(OpsLevel2Elementwise, GcdWorkGrowsWithTheMagnitude) {
     auto work_for = [](ValueRange r) {
         const Proto proto = proto_for("gcd");
         CaseSpec c = case_for(proto, {{DType::i32, {100}, {}}, {DType::i32, {100}, {}}}, {});
@@ -397,8 +397,10 @@ TEST(OpsLevel2Elementwise, GcdWorkGrowsWithTheMagnitudeBits) {
     const WorkModel small = work_for({-1000, 1000}), large = work_for({-2147483648.0, 2147483647.0});
     EXPECT_EQ(small.bytes_read, 800);
     EXPECT_EQ(small.bytes_written, 400);
-    EXPECT_EQ(vector_elements(small, OpClass::add), 0.5 * 10 * 100);  // 1000 < 2^10: half an iteration per bit
-    EXPECT_EQ(vector_elements(large, OpClass::add), 0.5 * 31 * 100);
+    // One subtract per Euclid step, 0.843 ln N steps on average (Knuth, TAOCP 4.5.3).
+    const double per_ln = 12 * std::log(2.0) / (M_PI * M_PI);
+    EXPECT_NEAR(vector_elements(small, OpClass::add), per_ln * std::log(1000.0) * 100, 1e-9);
+    EXPECT_NEAR(vector_elements(large, OpClass::add), per_ln * std::log(2147483648.0) * 100, 1e-6);
 }
 
 TEST(OpsLevel2Elementwise, GcdCasesCoverEveryDtypeAndBroadcastDirection) {

@@ -90,6 +90,8 @@ class CumminOp final : public Operator {
         w.add_vector(OpClass::cmp, x.dtype, n);
         w.add_vector(OpClass::select, x.dtype, n);
         w.add_vector(OpClass::select, DType::i32, n);
+        // Values enter and leave vector compute in the input dtype (bf16 converts both ways).
+        w.add_vector_io(x.dtype, 2 * n);
         // A min-scan is associative: a line splits into chunks scanned independently and fixed
         // up with the carry of the chunks before them, so every element is an item.
         w.parallel_items = n;

@@ -79,6 +79,8 @@ class DynamicQuantOp final : public OperatorWithCompute<DynamicQuantOp> {
         w.add_vector(OpClass::cmp, DType::f32, n);
         w.add_vector(OpClass::mul, DType::f32, n);
         w.add_vector(OpClass::div, DType::f32, 2 * rows);
+        // A row is held whole between its max pass and its quantize pass.
+        w.row_elements = x.shape.back();
         w.parallel_items = rows;
         w.innermost = x.shape.back();
         return w;

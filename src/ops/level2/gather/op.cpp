@@ -33,6 +33,38 @@ void for_each_index_element(const Shape& index_shape, const Shape& x_shape, int 
     }
 }
 
+// Expected bytes of x a gather must fetch with uniformly drawn indices. Memory moves whole
+// sectors (32 bytes: Ascend GM/UB blocks, GPU sectors; CPU lines are larger), so an element
+// costs its sector, and a sector is read once if any output element selects inside it. Only
+// the part of x the index can reach counts (index.shape[d] <= x.shape[d] for d != dim).
+double gathered_x_bytes(const Problem& p) {
+    constexpr double sector_bytes = 32;
+    const auto& x = p.input("x").tensors.at(0);
+    const auto& index = p.input("index").tensors.at(0);
+    if (index.numel() == 0 || x.numel() == 0) return 0;
+    const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.shape.size()), p.context());
+    const double size = static_cast<double>(dtype_size(x.dtype));
+    double outer = 1, inner = 1;
+    for (int d = 0; d < static_cast<int>(index.shape.size()); ++d) {
+        if (d < axis) outer *= static_cast<double>(index.shape[d]);
+        if (d > axis) inner *= static_cast<double>(index.shape[d]);
+    }
+    const double along = x.shape.empty() ? 1 : static_cast<double>(x.shape[axis]);
+    const double draws = index.shape.empty() ? 1 : static_cast<double>(index.shape[axis]);
+    const double per_sector = std::max(1.0, std::floor(sector_bytes / size));
+    if (inner == 1) {
+        // Gathering along a contiguous line: each draw lands in one of the line's sectors.
+        const double sectors = std::ceil(along / per_sector);
+        const double touched = sectors * (1 - std::pow(1 - 1 / sectors, draws));
+        return outer * std::min(along * size, touched * sector_bytes);
+    }
+    // A sector holds `width` neighbouring columns of one position along dim; it is skipped
+    // only if none of the draws of any of its columns selects that position.
+    const double width = std::min(per_sector, inner);
+    const double untouched = std::pow(1 - 1 / along, draws * width);
+    return outer * along * inner * size * (1 - untouched);
+}
+
 }  // namespace
 
 class GatherOp final : public Operator {
@@ -87,14 +119,11 @@ class GatherOp final : public Operator {
     }
 
     WorkModel work(const Problem& p) const override {
-        const auto& x = p.input("x").tensors.at(0);
         const auto& index = p.input("index").tensors.at(0);
         const auto& y = p.outputs.at(0).tensors.at(0);
         const double n = static_cast<double>(y.numel());
         WorkModel w;
-        // The index once, and each selected element of x once, but never more of x than it
-        // holds (indices repeat when the index is larger than x along dim).
-        w.bytes_read = static_cast<double>(index.bytes()) + std::min(static_cast<double>(x.bytes()), n * static_cast<double>(dtype_size(x.dtype)));
+        w.bytes_read = static_cast<double>(index.bytes()) + gathered_x_bytes(p);
         w.bytes_written = static_cast<double>(y.bytes());
         // One address computation (index * stride + base) per element; no arithmetic on values.
         w.add_vector(OpClass::fma, DType::i64, n);

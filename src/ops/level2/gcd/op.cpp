@@ -27,14 +27,27 @@ std::int64_t gcd_of(std::int64_t a, std::int64_t b) {
     return std::gcd(a, b);  // |a|, |b| fit: INT64_MIN is never generated
 }
 
-// Bits of the largest magnitude an input range can hold (the generator clamps to the dtype;
-// a NaN range fills [0, 100]).
-double magnitude_bits(const std::optional<ValueRange>& range, DType dtype) {
-    const double type_bits = 8.0 * static_cast<double>(dtype_size(dtype)) - 1;
-    if (!range || std::isnan(range->lo) || std::isnan(range->hi)) return std::log2(101.0);
-    const double extent = std::max(std::fabs(range->lo), std::fabs(range->hi));
-    if (!(extent >= 1)) return 1;
-    return std::min(type_bits, std::floor(std::log2(extent)) + 1);
+// Largest magnitude an input range holds (the generator clamps to the dtype; a NaN range
+// fills [0, 100]).
+double magnitude(const std::optional<ValueRange>& range, DType dtype) {
+    const double type_max = std::ldexp(1.0, 8 * static_cast<int>(dtype_size(dtype)) - 1);
+    if (!range || std::isnan(range->lo) || std::isnan(range->hi)) return 100;
+    return std::min(type_max, std::max(std::fabs(range->lo), std::fabs(range->hi)));
+}
+
+// Euclid steps per element a lane-synchronous loop runs. A vector of lanes iterates until its
+// slowest lane is done, so at least the average for pairs up to the larger magnitude N,
+// (12 ln 2 / pi^2) ln N = 0.843 ln N (Knuth, TAOCP 4.5.3), but never more than Lame's
+// worst case for the smaller one, log_phi(M) + 1. Inputs of one value each take one step.
+double euclid_steps(const std::optional<ValueRange>& r1, const std::optional<ValueRange>& r2, DType dtype) {
+    const double m1 = magnitude(r1, dtype), m2 = magnitude(r2, dtype);
+    const double larger = std::max(m1, m2), smaller = std::min(m1, m2);
+    if (smaller < 1) return 0;  // gcd(a, 0) = |a|: no step
+    const bool single_values = r1 && r2 && r1->lo == r1->hi && r2->lo == r2->hi;
+    if (single_values) return 1;
+    const double average = 12 * std::log(2.0) / (M_PI * M_PI) * std::log(larger);
+    const double lame = std::log(smaller) / std::log((1 + std::sqrt(5.0)) / 2) + 1;
+    return std::min(average, lame);
 }
 
 }  // namespace
@@ -86,18 +99,19 @@ class GcdOp final : public OperatorWithCompute<GcdOp> {
         WorkModel w;
         w.bytes_read = static_cast<double>(x1.bytes() + x2.bytes());
         w.bytes_written = static_cast<double>(y.bytes());
-        // Per element two abs, then per iteration at least a subtract or remainder, a compare
-        // and a select (a vector binary GCD also shifts, and runs until its slowest lane is
-        // done). Iterations are counted as half the magnitude bits of the inputs' range, below
-        // Euclid's average (~0.58 per bit) and binary GCD's (~1.4 per bit), so that T_HW
-        // stays a lower bound however the kernel computes.
-        const double bits = std::max(magnitude_bits(p.spec.inputs.at(0).range, x1.dtype),
-                                     magnitude_bits(p.spec.inputs.at(1).range, x2.dtype));
-        const double iterations = 0.5 * bits;
+        // Euclid: per step a remainder, which no vector unit computes on integers (Ascend and
+        // AVX have no vector integer division): both operands converted, a divide, the quotient
+        // truncated back, r = a - q * b (mul, subtract), then a compare of b with 0 and two
+        // selects that freeze finished lanes = 11 slots, stated in the input dtype (the lane
+        // width the loop runs at; int16 could run a binary GCD at int16 width).
         w.add_vector(OpClass::abs, y.dtype, 2 * n);
-        w.add_vector(OpClass::add, y.dtype, iterations * n);
-        w.add_vector(OpClass::cmp, y.dtype, iterations * n);
-        w.add_vector(OpClass::select, y.dtype, iterations * n);
+        const double steps = euclid_steps(p.spec.inputs.at(0).range, p.spec.inputs.at(1).range, y.dtype);
+        w.add_vector(OpClass::cast, y.dtype, 3 * steps * n);
+        w.add_vector(OpClass::div, y.dtype, steps * n);
+        w.add_vector(OpClass::mul, y.dtype, steps * n);
+        w.add_vector(OpClass::add, y.dtype, steps * n);
+        w.add_vector(OpClass::cmp, y.dtype, steps * n);
+        w.add_vector(OpClass::select, y.dtype, 2 * steps * n);
         w.parallel_items = n;
         w.innermost = y.shape.empty() ? 1 : y.shape.back();
         return w;
