@@ -68,8 +68,10 @@ units:
       int8: {{value: {fmt(vec8)}, source: "256 bytes per cycle = 256 byte lanes x {ghz} GHz (an upper bound: few instructions take 8-bit operands)"}}
       uint8: {{value: {fmt(vec8)}, source: "as int8"}}
       bool: {{value: {fmt(vec8)}, source: "as int8 (one byte per element)"}}
-    runs_as: {{bfloat16: float32, float64: float32, int64: int32}}
-    runs_as_source: "the 910B vector unit has no bf16 arithmetic (bf16 appears only in Cast), so bf16 data is converted to fp32 on load and back on store (charged by runs_as_conversion); fp64 and int64 have no native vector arithmetic and are charged at the fp32/int32 rate, a lower bound on any emulation"
+      int64: {{value: {fmt(vec32 / 2)}, source: "256 bytes per cycle = 32 int64 lanes x {ghz} GHz: a repeat moves 256 bytes whatever the element width, so 64-bit elements go at half the 32-bit rate (the published int64 gcd cases cost twice their int32 counterparts per element)"}}
+      float64: {{value: {fmt(vec32 / 2)}, source: "as int64: 32 lanes of 8 bytes per 256-byte repeat (a lower bound: fp64 has no native vector arithmetic)"}}
+    runs_as: {{bfloat16: float32}}
+    runs_as_source: "the 910B vector unit has no bf16 arithmetic (bf16 appears only in Cast), so bf16 data is converted to fp32 on load and back on store (charged by runs_as_conversion)"
     runs_as_conversion: {{value: 1, source: "one Cast instruction slot per element each way (bf16 -> fp32 on load, fp32 -> bf16 on store)"}}
     align_bytes: {{value: 32, source: "platform_config ubblock_size=32: UB data is addressed in 32-byte blocks, so a row kept whole in UB is padded to 32 bytes"}}
     vector_flops_per_element:
