@@ -2,6 +2,8 @@
 // worked by hand (docs/hap.md, "For operator authors").
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include <map>
 
@@ -95,6 +97,18 @@ TEST(HapLevel2Index, CumminWritesValuesAndInt64Indices) {
     ASSERT_EQ(w.vector_io.size(), 1u);
     EXPECT_EQ(w.vector_io[0].dtype, DType::bf16);
     EXPECT_EQ(w.vector_io[0].elements, 64);
+}
+
+// arg_max fp16 [6, 10] along dim 0: random data must be read whole (120 B); all-NaN data
+// only along the first slice (the first NaN of each line is its answer): 10 x 2 B.
+TEST(HapLevel2Index, ArgMaxOnAllNanReadsOnlyTheFirstSlice) {
+    const AttrMap attrs = {{"dim", AttrValue::of_int(0)}};
+    const WorkModel random = work_of("arg_max", {{DType::f16, {6, 10}, ValueRange{-1, 1}}}, attrs);
+    EXPECT_EQ(random.bytes_read, 120);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const WorkModel all_nan = work_of("arg_max", {{DType::f16, {6, 10}, ValueRange{nan, nan}}}, attrs);
+    EXPECT_EQ(all_nan.bytes_read, 20);
+    EXPECT_EQ(all_nan.bytes_written, random.bytes_written);
 }
 
 }  // namespace
