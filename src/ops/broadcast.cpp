@@ -1,6 +1,7 @@
 #include "ops/broadcast.hpp"
 
 #include "core/error.hpp"
+#include "ops/problem.hpp"
 
 namespace hb {
 
@@ -18,6 +19,15 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& contex
         out[rank - 1 - k] = da == 1 ? db : da;
     }
     return out;
+}
+
+ArgSpec broadcast_binary_output(const Problem& p, const std::string& op) {
+    const TensorSpec& x1 = p.input("x1").tensors.at(0);
+    const TensorSpec& x2 = p.input("x2").tensors.at(0);
+    if (x1.dtype != x2.dtype)
+        throw Error(p.context() + "x1 is " + std::string(dtype_name(x1.dtype)) + " but x2 is " +
+                    std::string(dtype_name(x2.dtype)) + "; " + op + " takes two inputs of one dtype");
+    return ArgSpec{"y", false, true, {TensorSpec{x1.dtype, broadcast_shapes(x1.shape, x2.shape, p.context())}}};
 }
 
 }  // namespace hb

@@ -14,10 +14,18 @@
 
 namespace hb {
 
+struct ArgSpec;  // core/tensor.hpp and ops/problem.hpp: declared only, so that the
+struct Problem;  // baselines can include the plan without the harness library
+
 // The broadcast shape of a and b: shapes are aligned at their last dimension, missing
 // leading dimensions count as 1, and each pair of sizes must be equal or contain a 1.
 // Throws hb::Error naming both shapes and the dimension that disagrees.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& context);
+
+// The output y of a binary operator on inputs x1 and x2 of one dtype (hapbench does not
+// promote mixed dtypes): that dtype, the broadcast shape. Throws hb::Error naming the
+// dtypes or the shapes; `op` names the operator in the message.
+ArgSpec broadcast_binary_output(const Problem& p, const std::string& op);
 
 // The output of a broadcast binary operation as rows: every dimension but the innermost
 // is folded into a row index; within a row input k advances by inner_stride[k] (0 when it

@@ -2,9 +2,8 @@
 // worked by hand (docs/hap.md, "For operator authors").
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/error.hpp"

@@ -62,16 +62,10 @@ class GcdOp final : public OperatorWithCompute<GcdOp> {
     }
 
     std::vector<ArgSpec> infer_outputs(const Problem& p) const override {
-        const TensorSpec& x1 = p.input("x1").tensors.at(0);
-        const TensorSpec& x2 = p.input("x2").tensors.at(0);
-        if (x1.dtype != x2.dtype)
-            throw Error(p.context() + "x1 is " + std::string(dtype_name(x1.dtype)) + " but x2 is " +
-                        std::string(dtype_name(x2.dtype)) + "; gcd takes two inputs of one dtype");
-        if (is_floating(x1.dtype) || x1.dtype == DType::boolean)
-            throw Error(p.context() + "gcd needs integer inputs, got " + std::string(dtype_name(x1.dtype)));
-        ArgSpec out;
-        out.name = "y";
-        out.tensors.push_back(TensorSpec{x1.dtype, broadcast_shapes(x1.shape, x2.shape, p.context())});
+        ArgSpec out = broadcast_binary_output(p, "gcd");
+        const DType dtype = out.tensors.at(0).dtype;
+        if (is_floating(dtype) || dtype == DType::boolean)
+            throw Error(p.context() + "gcd needs integer inputs, got " + std::string(dtype_name(dtype)));
         return {out};
     }
 

@@ -23,15 +23,7 @@ class MaximumOp final : public OperatorWithCompute<MaximumOp> {
     }
 
     std::vector<ArgSpec> infer_outputs(const Problem& p) const override {
-        const TensorSpec& x1 = p.input("x1").tensors.at(0);
-        const TensorSpec& x2 = p.input("x2").tensors.at(0);
-        if (x1.dtype != x2.dtype)
-            throw Error(p.context() + "x1 is " + std::string(dtype_name(x1.dtype)) + " but x2 is " +
-                        std::string(dtype_name(x2.dtype)) + "; maximum takes two inputs of one dtype");
-        ArgSpec out;
-        out.name = "y";
-        out.tensors.push_back(TensorSpec{x1.dtype, broadcast_shapes(x1.shape, x2.shape, p.context())});
-        return {out};
+        return {broadcast_binary_output(p, "maximum")};
     }
 
     template <typename T>
