@@ -388,6 +388,7 @@ TEST(OpsLevel2Spatial, GridSamplerOutputShapeAndErrors) {
     EXPECT_EQ(w.bytes_written, 2 * 5 * 3 * 8 * 9 * 2);
     EXPECT_EQ(w.bytes_read, 2 * 3 * 8 * 9 * 3 * 2 + 2 * 5 * 4 * 6 * 7 * 2);  // all of x: fewer than 8 reads per output
     EXPECT_EQ(vector_elements(w, OpClass::fma), 3 * 2 * 216 + 8 * 2 * 5 * 216);
+    EXPECT_EQ(vector_elements(w, OpClass::select), 8 * 2 * 5 * 216);  // the corner fetches
     auto bad = [](std::vector<In> in, AttrMap attrs = {}) { return problem_for("grid_sampler_3d", std::move(in), std::move(attrs)); };
     EXPECT_THROW(bad({{DType::f32, {2, 5, 4, 6}}, {DType::f32, {2, 3, 8, 3}}}), Error);                 // 4-D
     EXPECT_THROW(bad({{DType::f32, {2, 5, 4, 6, 7}}, {DType::f32, {2, 3, 8, 9, 2}}}), Error);           // not xyz

@@ -206,11 +206,14 @@ class GridSampler3dOp final : public OperatorWithCompute<GridSampler3dOp> {
             w.add_vector(OpClass::select, x.dtype, outputs);
         } else {
             // Floor (cast), two axis weights (2 adds) and bounds tests per axis; the 8 corner
-            // weights (2 multiplies each); then one FMA per corner per output value.
+            // weights (2 multiplies each); then per output value 8 corner fetches (a gather:
+            // one lane move each, charged as a select, the cheapest a gather can be) and one
+            // FMA per corner.
             w.add_vector(OpClass::cast, x.dtype, 3 * points);
             w.add_vector(OpClass::add, x.dtype, 6 * points);
             w.add_vector(OpClass::cmp, x.dtype, 6 * points);
             w.add_vector(OpClass::mul, x.dtype, 16 * points);
+            w.add_vector(OpClass::select, x.dtype, 8 * outputs);
             w.add_vector(OpClass::fma, x.dtype, 8 * outputs);
         }
         w.parallel_items = outputs;
