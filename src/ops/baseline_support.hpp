@@ -180,6 +180,14 @@ bool with_float_element(hb_dtype t, Body&& body) {
     }
 }
 
+// The value an element compares by (selection and scan baselines): fp32 for the float
+// dtypes (exact for fp16 and bf16), the integer itself otherwise.
+inline float compare_key(float v) { return v; }
+inline float compare_key(Half v) { return to_f32(v); }
+inline float compare_key(BFloat16 v) { return to_f32(v); }
+inline std::int32_t compare_key(std::int32_t v) { return v; }
+inline std::int64_t compare_key(std::int64_t v) { return v; }
+
 inline std::string dtype_label(hb_dtype t) {
     return t == HB_FLOAT32 ? "f32" : t == HB_FLOAT16 ? "f16" : t == HB_BFLOAT16 ? "bf16" : "dtype" + std::to_string(t);
 }

@@ -20,13 +20,6 @@ namespace {
 
 using namespace hb::baseline;
 
-// The comparison type of an element: fp32 for the float dtypes, the integer itself otherwise.
-inline float key(float v) { return v; }
-inline float key(Half v) { return to_f32(v); }
-inline float key(BFloat16 v) { return to_f32(v); }
-inline std::int32_t key(std::int32_t v) { return v; }
-inline std::int64_t key(std::int64_t v) { return v; }
-
 // torch's rule: NaN beats everything and the first NaN stays; otherwise strictly greater.
 // For integers the NaN tests fold away.
 template <typename Key>
@@ -36,17 +29,17 @@ inline bool replaces(Key candidate, Key best) {
 
 template <typename Element>
 void arg_max_lines(const Element* x, std::int64_t* out, std::int64_t outer, std::int64_t size, std::int64_t inner) {
-    using Key = decltype(key(Element{}));
+    using Key = decltype(compare_key(Element{}));
     const int threads = omp_get_max_threads();
     if (inner == 1) {
         if (outer >= threads) {
 #pragma omp parallel for schedule(static)
             for (std::int64_t o = 0; o < outer; ++o) {
                 const Element* line = x + o * size;
-                Key best = key(line[0]);
+                Key best = compare_key(line[0]);
                 std::int64_t best_k = 0;
                 for (std::int64_t k = 1; k < size; ++k) {
-                    const Key v = key(line[k]);
+                    const Key v = compare_key(line[k]);
                     if (replaces(v, best)) {
                         best = v;
                         best_k = k;
@@ -65,10 +58,10 @@ void arg_max_lines(const Element* x, std::int64_t* out, std::int64_t outer, std:
 #pragma omp parallel for schedule(static)
             for (std::int64_t c = 0; c < chunks; ++c) {
                 const std::int64_t begin = size * c / chunks, end = size * (c + 1) / chunks;
-                Key best = key(line[begin]);
+                Key best = compare_key(line[begin]);
                 std::int64_t best_k = begin;
                 for (std::int64_t k = begin + 1; k < end; ++k) {
-                    const Key v = key(line[k]);
+                    const Key v = compare_key(line[k]);
                     if (replaces(v, best)) {
                         best = v;
                         best_k = k;
@@ -99,14 +92,14 @@ void arg_max_lines(const Element* x, std::int64_t* out, std::int64_t outer, std:
         std::int64_t best_k[block];
         const Element* base = x + o * size * inner + i0;
         for (std::int64_t i = 0; i < width; ++i) {
-            best[i] = key(base[i]);
+            best[i] = compare_key(base[i]);
             best_k[i] = 0;
         }
         for (std::int64_t k = 1; k < size; ++k) {
             const Element* row = base + k * inner;
 #pragma omp simd
             for (std::int64_t i = 0; i < width; ++i) {
-                const Key v = key(row[i]);
+                const Key v = compare_key(row[i]);
                 const bool take = replaces(v, best[i]);
                 best[i] = take ? v : best[i];
                 best_k[i] = take ? k : best_k[i];

@@ -21,11 +21,6 @@ namespace {
 
 using namespace hb::baseline;
 
-inline float key(float v) { return v; }
-inline float key(Half v) { return to_f32(v); }
-inline float key(BFloat16 v) { return to_f32(v); }
-inline std::int32_t key(std::int32_t v) { return v; }
-
 template <typename Key>
 inline bool replaces(Key candidate, Key minimum) {
     return candidate != candidate || (!(minimum != minimum) && candidate <= minimum);
@@ -42,7 +37,7 @@ template <typename Element, bool Write>
 ScanState<Element> scan_range(const Element* x, Element* values, std::int64_t* indices, std::int64_t begin,
                               std::int64_t end, ScanState<Element> state) {
     for (std::int64_t k = begin; k < end; ++k) {
-        if (state.index < 0 || replaces(key(x[k]), key(state.value))) state = {x[k], k};
+        if (state.index < 0 || replaces(compare_key(x[k]), compare_key(state.value))) state = {x[k], k};
         if constexpr (Write) {
             values[k] = state.value;
             indices[k] = state.index;
@@ -79,7 +74,7 @@ void cummin_lines(const Element* x, Element* values, std::int64_t* indices, std:
             for (std::int64_t c = 0; c < chunks; ++c) {
                 const ScanState<Element> chunk = carry[static_cast<std::size_t>(c)];
                 carry[static_cast<std::size_t>(c)] = entering;
-                if (entering.index < 0 || replaces(key(chunk.value), key(entering.value))) entering = chunk;
+                if (entering.index < 0 || replaces(compare_key(chunk.value), compare_key(entering.value))) entering = chunk;
             }
 #pragma omp parallel for schedule(static)
             for (std::int64_t c = 0; c < chunks; ++c)
@@ -88,7 +83,7 @@ void cummin_lines(const Element* x, Element* values, std::int64_t* indices, std:
         }
         return;
     }
-    using Key = decltype(key(Element{}));
+    using Key = decltype(compare_key(Element{}));
     constexpr std::int64_t block = 256;
     const std::int64_t blocks_per_outer = (inner + block - 1) / block;
 #pragma omp parallel for schedule(static)
@@ -104,13 +99,13 @@ void cummin_lines(const Element* x, Element* values, std::int64_t* indices, std:
             const std::int64_t row = base + k * inner;
             if (k == 0) {
                 for (std::int64_t i = 0; i < width; ++i) {
-                    minimum[i] = key(x[row + i]);
+                    minimum[i] = compare_key(x[row + i]);
                     stored[i] = x[row + i];
                     index[i] = 0;
                 }
             } else {
                 for (std::int64_t i = 0; i < width; ++i) {
-                    const Key v = key(x[row + i]);
+                    const Key v = compare_key(x[row + i]);
                     if (replaces(v, minimum[i])) {
                         minimum[i] = v;
                         stored[i] = x[row + i];
