@@ -1,7 +1,7 @@
 // gelu(x, approximate="none"|"tanh"): torch.nn.functional.gelu.
 //   none: y = 0.5 * x * (1 + erf(x / sqrt(2)))
 //   tanh: y = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
-// Like torch, the formula is evaluated as written: gelu(-inf) is -inf * 0 = NaN.
+// At -inf the golden returns the limit, -0 (the formula as written gives -inf * 0 = NaN).
 #include <cmath>
 #include <limits>
 #include <numbers>

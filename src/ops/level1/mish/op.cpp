@@ -1,5 +1,5 @@
 // mish(x): y = x * tanh(softplus(x)), softplus(x) = log(1 + e^x).
-// Like torch, the formula is evaluated as written: mish(-inf) is -inf * tanh(0) = NaN.
+// At -inf the golden returns the limit, -0 (the formula as written gives -inf * tanh(0) = NaN).
 #include <cmath>
 #include <limits>
 
