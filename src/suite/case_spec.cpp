@@ -10,7 +10,9 @@ bool ValueRange::operator==(const ValueRange& o) const {
 }
 
 std::string ValueRange::to_string() const {
-    return "[" + AttrValue::of_float(lo).to_string() + ", " + AttrValue::of_float(hi).to_string() + "]";
+    std::string text = "[";  // appended: GCC 12 warns (-Wrestrict, a false positive) on the + chain
+    text.append(AttrValue::of_float(lo).to_string()).append(", ").append(AttrValue::of_float(hi).to_string()).append("]");
+    return text;
 }
 
 std::int64_t CaseSpec::total_input_elements() const {

@@ -46,9 +46,12 @@ TEST_F(FailurePaths, WrongOutputShapeIsOutOfBounds) { EXPECT_EQ(status_of("swi_g
 
 TEST_F(FailurePaths, ErrorReturnIsKernelErrorWithMessage) {
     EXPECT_EQ(status_of("mish"), "KERNEL_ERROR");
-    for (const auto& c : result_->json().at("cases"))
-        if (c.at("operator") == "mish")
+    const auto run = result_->json();  // kept alive: the loop walks into it
+    for (const auto& c : run.at("cases")) {
+        if (c.at("operator") == "mish") {
             EXPECT_NE(c.at("message").get<std::string>().find("refuses every case"), std::string::npos);
+        }
+    }
 }
 
 TEST_F(FailurePaths, HalfWrittenOutputIsUnwritten) { EXPECT_EQ(status_of("foreach_addcdiv_scalar"), "OUTPUT_UNWRITTEN"); }
