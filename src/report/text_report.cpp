@@ -34,6 +34,12 @@ std::string failures_summary(const OperatorResult& op) {
     return s;
 }
 
+// A --no-perf run times nothing: its s_i are not zeros but absent, and its op scores hold
+// the compile and correctness terms only.
+bool perf_measured(const RunResult& run) {
+    return !(run.timing_plan.is_object() && run.timing_plan.value("no_perf", false));
+}
+
 double mean_score(const OperatorResult& op) {
     double sum = 0;
     int n = 0;
@@ -44,6 +50,13 @@ double mean_score(const OperatorResult& op) {
         }
     return n ? sum / n : 0;
 }
+
+std::string mean_score_cell(const RunResult& run, const OperatorResult& op) {
+    return perf_measured(run) ? fmt::format("{:.3f}", mean_score(op)) : "-";
+}
+
+const char* const kNoPerfNote =
+    "correctness only (--no-perf): nothing was timed, so op scores are the compile and correctness terms";
 
 // Console table: one line per operator, then the cases that did not pass.
 class TableReporter final : public Reporter {
@@ -57,13 +70,14 @@ class TableReporter final : public Reporter {
         for (const auto& op : run.operators) {
             const auto& s = op.score;
             out << fmt::format("{:<24} {:>3} {:>7} {:>10} {:>9} {:>9.2f}  {}\n", op.op, op.level,
-                               fmt::format("{}/{}", s.passed, s.cases), fmt::format("{:.3f}", mean_score(op)),
+                               fmt::format("{}/{}", s.passed, s.cases), mean_score_cell(run, op),
                                op.geomean_speedup > 0 ? fmt::format("{:.2f}x", op.geomean_speedup) : "-", s.op_score,
                                failures_summary(op));
         }
         out << "\n";
         for (const auto& [level, score] : run.level_scores) out << fmt::format("level {} score: {:.2f}\n", level, score);
         out << fmt::format("total score: {:.2f}\n", run.total_score);
+        if (!perf_measured(run)) out << kNoPerfNote << "\n";
         bool header = false;
         for (const auto& op : run.operators)
             for (const auto& c : op.cases) {
@@ -95,21 +109,23 @@ class MarkdownReporter final : public Reporter {
         out << "| operator | level | pass | mean score_i | geomean speedup | op score | failures |\n";
         out << "|---|---:|---:|---:|---:|---:|---|\n";
         for (const auto& op : run.operators)
-            out << fmt::format("| {} | {} | {}/{} | {:.3f} | {} | {:.2f} | {} |\n", op.op, op.level, op.score.passed,
-                               op.score.cases, mean_score(op),
+            out << fmt::format("| {} | {} | {}/{} | {} | {} | {:.2f} | {} |\n", op.op, op.level, op.score.passed,
+                               op.score.cases, mean_score_cell(run, op),
                                op.geomean_speedup > 0 ? fmt::format("{:.2f}x", op.geomean_speedup) : "-",
                                op.score.op_score, failures_summary(op));
         out << "\n";
         for (const auto& [level, score] : run.level_scores) out << fmt::format("**Level {}: {:.2f}**  \n", level, score);
         out << fmt::format("**Total: {:.2f}**\n", run.total_score);
+        if (!perf_measured(run)) out << "\n" << kNoPerfNote << ".\n";
         for (const auto& op : run.operators) {
             if (op.cases.empty()) continue;
             out << fmt::format("\n## {}\n\n", op.op);
             out << "| case | status | signature | T_cand us | T_base us | T_HW us | bottleneck | score_i |\n";
             out << "|---:|---|---|---:|---:|---:|---|---:|\n";
             for (const auto& c : op.cases)
-                out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.3f} |\n", c.case_id, status_name(c.status),
-                                   c.signature, us(c.t_cand_us), us(c.t_base_us), us(c.t_hw_us), c.bottleneck, c.score_i);
+                out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c.case_id, status_name(c.status),
+                                   c.signature, us(c.t_cand_us), us(c.t_base_us), us(c.t_hw_us), c.bottleneck,
+                                   perf_measured(run) ? fmt::format("{:.3f}", c.score_i) : "-");
         }
     }
 };
