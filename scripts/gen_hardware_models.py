@@ -197,8 +197,8 @@ units:
     serves: [vector]
     flops_per_s:
       float32: {{value: {f(sfu)}, source: "16 SFU (MUFU) lanes per SM (4 per SM sub-partition) x 1980 MHz; one special-function result per lane per clock"}}
-    runs_as: {{float16: float32, bfloat16: float32, float64: float32}}
-    runs_as_source: "MUFU computes in fp32 (fp16/bf16 operands are widened; fp64 transcendentals are software, charged here at the fp32 SFU rate as a lower bound)"
+    runs_as: {{float16: float32, bfloat16: float32, float64: float32, int8: float32, uint8: float32, int16: float32, int32: float32, int64: float32}}
+    runs_as_source: "MUFU computes in fp32 (fp16/bf16 operands are widened; fp64 transcendentals are software, charged here at the fp32 SFU rate as a lower bound). Integer division has no instruction: the compiler's sequence seeds the quotient with one reciprocal of the divisor converted to floating point (MUFU.RCP; MUFU.RCP64H for 64-bit) and corrects it with integer multiplies on the FP32/INT pipe, so an integer div is charged one SFU result here, a lower bound"
     vector_flops_per_element:
       exp: {{value: 1, source: "one MUFU.EX2"}}
       log: {{value: 1, source: "one MUFU.LG2"}}

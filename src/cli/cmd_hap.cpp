@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -14,6 +15,42 @@
 #include "suite/task_dir.hpp"
 
 namespace hb::cli {
+
+namespace {
+
+// The table's last lines: per level, how many cases were computed (and why others were
+// not), the share of each bottleneck group, and how many sit at the floor.
+void print_summary(const nlohmann::json& rows, double floor_us) {
+    struct Level {
+        int computed = 0, not_implemented = 0, errors = 0, floored = 0;
+        std::map<std::string, int> groups;
+    };
+    std::map<int, Level> levels;
+    for (const auto& row : rows) {
+        Level& l = levels[row["level"].get<int>()];
+        if (row["status"] == "not_implemented") ++l.not_implemented;
+        else if (row["status"] == "error") ++l.errors;
+        else {
+            ++l.computed;
+            ++l.groups[row["bottleneck"].get<std::string>()];
+            if (row["floored"].get<bool>()) ++l.floored;
+        }
+    }
+    std::cout << "\nsummary (bottleneck groups of the computed cases):\n";
+    for (const auto& [level, l] : levels) {
+        std::string line = fmt::format("  level {}: {} computed", level, l.computed);
+        if (l.not_implemented) line += fmt::format(", {} not implemented", l.not_implemented);
+        if (l.errors) line += fmt::format(", {} errors", l.errors);
+        std::string groups;
+        for (const auto& [group, n] : l.groups)
+            groups += fmt::format("{}{} {} ({:.1f}%)", groups.empty() ? "" : ", ", group, n, 100.0 * n / l.computed);
+        if (!groups.empty()) line += "; " + groups;
+        if (l.floored) line += fmt::format("; {} floored at {:g} us", l.floored, floor_us);
+        std::cout << line << "\n";
+    }
+}
+
+}  // namespace
 
 void add_hap(CLI::App& app, Action& action) {
     auto* cmd = app.add_subcommand("hap", "Compute T_HW, per-unit times and the bottleneck of every case for a hardware model");
@@ -81,6 +118,7 @@ void add_hap(CLI::App& app, Action& action) {
                                          row["case_id"].get<std::int64_t>(), row["t_hw_us"].get<double>(),
                                          row["bottleneck"].get<std::string>(), units);
             }
+            print_summary(rows, model.floor_us);
             return 0;
         };
     });
