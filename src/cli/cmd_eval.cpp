@@ -72,7 +72,7 @@ void add_eval(CLI::App& app, Action& action) {
     cmd->add_flag("--two-trial", o->two_trial, "Also run trial 2 (seed + 1, inputs + 0.01) on passing cases");
     cmd->add_option("--timeout", o->op_timeout_s, "Time budget per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
     cmd->add_option("--build-timeout", o->build_timeout_s, "Build time limit per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
-    cmd->add_option("--hardware", o->hardware, "Hardware model file or name (default: calibrate this machine once and cache)");
+    cmd->add_option("--hardware", o->hardware, "Hardware model file or name, of the target's kind (default: calibrate this machine once and cache)");
     cmd->add_flag("--recalibrate", o->recalibrate, "Measure this machine's peaks again and replace the cached model");
     cmd->add_option("--work-dir", o->work_dir, "Keep build outputs and worker logs here");
     cmd->add_option("--format", *format, "Output on stdout: table, json or markdown")->capture_default_str();

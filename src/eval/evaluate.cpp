@@ -245,6 +245,11 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
     // Correctness-only runs need no hardware model unless one is named: no calibration.
     std::optional<HardwareModel> model;
     if (!options.no_perf || !options.hardware.empty()) model = resolve_hardware_model(options.hardware, false, options.recalibrate);
+    if (model && hardware_kind_name(model->kind) != target->hardware_kind())
+        throw Error(fmt::format("hardware model '{}' describes a {} device, but the {} target scores against a model of "
+                                "kind {}: omit --hardware for this machine's own, or name one of kind {}",
+                                model->name, hardware_kind_name(model->kind), target->name(), target->hardware_kind(),
+                                target->hardware_kind()));
     run.hardware = model ? hardware_model_summary(*model) : nlohmann::json{{"name", "none"}, {"origin", "not used: --no-perf"}};
     const bool calibrated = model && model->provenance.origin == PeakOrigin::calibrated;
 

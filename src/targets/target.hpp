@@ -96,6 +96,9 @@ class Target {
   public:
     virtual ~Target() = default;
     virtual std::string name() const = 0;
+    // The kind of hardware model its T_HW comes from ("cpu", "nvidia", "ascend"): scoring a
+    // kernel of one target against another kind's limit would give meaningless scores.
+    virtual std::string hardware_kind() const = 0;
     // Compiler and flags as recorded in results.
     virtual std::string build_description() const = 0;
     virtual BuildResult build(const std::string& op, const std::string& source_path, const std::string& out_dir,

@@ -37,6 +37,15 @@ TEST(BadInput, UnknownHardwareModelListsTheKnownOnes) {
     EXPECT_TRUE(contains(r.err, "cpu-example")) << r.err;
 }
 
+TEST(BadInput, AcceleratorModelForTheCpuTargetIsRefused) {
+    // An H200's T_HW (floored at 1 us) against a CPU kernel would score every case near 0.
+    const auto r = run_hapbench(std::string("eval --submission ") + HB_SOURCE_DIR +
+                                "/examples/cpu/reference --op exp --case 1 --hardware h200");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "'h200' describes a nvidia device")) << r.err;
+    EXPECT_TRUE(contains(r.err, "kind cpu")) << r.err;
+}
+
 TEST(BadInput, MissingSubmissionDirectory) {
     const auto r = run_hapbench("eval --no-perf --submission /nonexistent/kernels");
     EXPECT_EQ(r.exit_code, 2);

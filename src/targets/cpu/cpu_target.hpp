@@ -8,6 +8,7 @@ namespace hb {
 class CpuTarget final : public Target {
   public:
     std::string name() const override { return "cpu"; }
+    std::string hardware_kind() const override { return "cpu"; }
     std::string build_description() const override;
     BuildResult build(const std::string& op, const std::string& source_path, const std::string& out_dir,
                       double timeout_s) const override;
