@@ -46,6 +46,17 @@ TEST(BadInput, AcceleratorModelForTheCpuTargetIsRefused) {
     EXPECT_TRUE(contains(r.err, "kind cpu")) << r.err;
 }
 
+TEST(BadInput, ProfileWithoutCasesIsNotAnEmptyPass) {
+    // The shipped suite has cpu-profile cases only.
+    const auto r = run_hapbench(std::string("eval --no-perf --submission ") + HB_SOURCE_DIR +
+                                "/examples/cpu/reference --op exp --profile accel");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(contains(r.err, "no public cases for profile 'accel'")) << r.err;
+    const auto hap = run_hapbench("hap --hardware ascend910b2 --profile accel");
+    EXPECT_EQ(hap.exit_code, 2);
+    EXPECT_TRUE(contains(hap.err, "no cases for profile 'accel'")) << hap.err;
+}
+
 TEST(BadInput, MissingSubmissionDirectory) {
     const auto r = run_hapbench("eval --no-perf --submission /nonexistent/kernels");
     EXPECT_EQ(r.exit_code, 2);
