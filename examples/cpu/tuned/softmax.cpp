@@ -7,7 +7,9 @@
 //  - long rows with fewer rows than threads: the threads share each row (partial max and
 //    sum per thread, combined, then each writes its part);
 //  - column blocks (inner >= 64): up to 512 neighbouring slices at a time, their rows
-//    streamed front to back in three passes with the per-slice max and sum in L1;
+//    streamed front to back in three passes with the per-slice max and sum in L1; one
+//    block per thread when there are enough blocks, else the threads share a block's rows
+//    and combine their partial maxima and sums;
 //  - panels (1 < inner < 64, or rows shorter than 32): 8 to 32 independent slices side by
 //    side in vector lanes, walking the softmax axis; short rows are transposed into a
 //    local panel first.
@@ -343,55 +345,125 @@ void softmax_inner(const typename T::Storage* x, typename T::Storage* y, int64_t
 
 // A slab [size, inner] is walked in blocks of up to kBlock neighbouring columns: each block
 // streams its rows front to back three times (max, sum of e^(x - max), write) with the
-// per-column max and 1/sum in L1. Every row piece is at least 32 contiguous elements, which
-// the prefetchers follow; 32-lane panels would jump a whole row between 64-byte loads
-// (fp16 [75249, 251] over dim 0 took 10x longer that way).
+// per-column max and sum in L1. Every row piece is at least 64 contiguous elements, which
+// the prefetchers follow; 32-lane panels jump a whole row between loads (fp16 [75249, 251]
+// over dim 0 took 2.5x longer that way).
 constexpr int64_t kBlock = 512;
 constexpr int64_t kBlockMinInner = 64;
 
+// max[c] = max(max[c], x[k][c]) over rows [k0, k1); a NaN wins and stays.
 template <typename T>
-void softmax_block(const typename T::Storage* x, typename T::Storage* y, int64_t size, int64_t stride, int64_t width,
-                   float* max, float* scale) {
+void block_max(const typename T::Storage* x, int64_t k0, int64_t k1, int64_t stride, int64_t width, float* max) {
     const int64_t vectors = (width + 7) / 8;
-    for (int64_t v = 0; v < vectors; ++v) {
-        _mm256_storeu_ps(max + 8 * v, _mm256_set1_ps(-INFINITY));
-        _mm256_storeu_ps(scale + 8 * v, _mm256_setzero_ps());
-    }
-    for (int64_t k = 0; k < size; ++k)
+    for (int64_t k = k0; k < k1; ++k)
         for (int64_t v = 0; v < vectors; ++v) {
             const __m256 a = load_n<T>(x + k * stride + 8 * v, width - 8 * v);
             // max_ps(a, m) returns m when either is NaN: a NaN max stays, a NaN a is blended in.
             const __m256 m = _mm256_max_ps(a, _mm256_loadu_ps(max + 8 * v));
             _mm256_storeu_ps(max + 8 * v, _mm256_blendv_ps(m, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
         }
-    for (int64_t k = 0; k < size; ++k)
+}
+
+// sum[c] += e^(x[k][c] - max[c]) over rows [k0, k1).
+template <typename T>
+void block_sum(const typename T::Storage* x, int64_t k0, int64_t k1, int64_t stride, int64_t width, const float* max,
+               float* sum) {
+    const int64_t vectors = (width + 7) / 8;
+    for (int64_t k = k0; k < k1; ++k)
         for (int64_t v = 0; v < vectors; ++v) {
             const __m256 a = exp8(_mm256_sub_ps(load_n<T>(x + k * stride + 8 * v, width - 8 * v), _mm256_loadu_ps(max + 8 * v)));
-            _mm256_storeu_ps(scale + 8 * v, _mm256_add_ps(_mm256_loadu_ps(scale + 8 * v), a));
+            _mm256_storeu_ps(sum + 8 * v, _mm256_add_ps(_mm256_loadu_ps(sum + 8 * v), a));
         }
-    for (int64_t v = 0; v < vectors; ++v)
-        _mm256_storeu_ps(scale + 8 * v, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_loadu_ps(scale + 8 * v)));
-    for (int64_t k = 0; k < size; ++k)
+}
+
+// y[k][c] = e^(x[k][c] - max[c]) * scale[c] over rows [k0, k1).
+template <typename T>
+void block_write(const typename T::Storage* x, typename T::Storage* y, int64_t k0, int64_t k1, int64_t stride,
+                 int64_t width, const float* max, const float* scale) {
+    const int64_t vectors = (width + 7) / 8;
+    for (int64_t k = k0; k < k1; ++k)
         for (int64_t v = 0; v < vectors; ++v) {
             const __m256 a = exp8(_mm256_sub_ps(load_n<T>(x + k * stride + 8 * v, width - 8 * v), _mm256_loadu_ps(max + 8 * v)));
             store_n<T>(y + k * stride + 8 * v, _mm256_mul_ps(a, _mm256_loadu_ps(scale + 8 * v)), width - 8 * v);
         }
 }
 
+inline void fill(float* p, int64_t width, float value) {
+    for (int64_t v = 0; v < (width + 7) / 8; ++v) _mm256_storeu_ps(p + 8 * v, _mm256_set1_ps(value));
+}
+
+inline void invert(float* p, int64_t width) {
+    for (int64_t v = 0; v < (width + 7) / 8; ++v)
+        _mm256_storeu_ps(p + 8 * v, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_loadu_ps(p + 8 * v)));
+}
+
+// Enough blocks for every thread: each job is one block of one slab, on one thread.
+template <typename T>
+void softmax_block_jobs(const typename T::Storage* x, typename T::Storage* y, int64_t outer, int64_t size,
+                        int64_t inner, int threads) {
+    const int64_t blocks = (inner + kBlock - 1) / kBlock;
+    const int64_t width = ((inner + blocks - 1) / blocks + 7) / 8 * 8;
+#pragma omp parallel for schedule(static) num_threads(threads) if (outer * size * inner >= kParallelMinElements && outer * blocks > 1)
+    for (int64_t job = 0; job < outer * blocks; ++job) {
+        alignas(32) float max[kBlock], sum[kBlock];
+        const int64_t o = job / blocks, i0 = job % blocks * width, w = std::min(width, inner - i0);
+        const auto* xb = x + o * size * inner + i0;
+        fill(max, w, -INFINITY);
+        fill(sum, w, 0.0f);
+        block_max<T>(xb, 0, size, inner, w, max);
+        block_sum<T>(xb, 0, size, inner, w, max, sum);
+        invert(sum, w);
+        block_write<T>(xb, y + o * size * inner + i0, 0, size, inner, w, max, sum);
+    }
+}
+
+// Fewer blocks than threads: the team shares each block's rows, so that every thread streams
+// one contiguous stretch of memory (threads that split a row's columns instead fetch each
+// other's lines through the prefetchers: fp32 [18452, 256] over dim 0 ran 2x slower).
+// Partial maxima and sums per thread are combined after each pass.
+template <typename T>
+void softmax_block_rows(const typename T::Storage* x, typename T::Storage* y, int64_t outer, int64_t size,
+                        int64_t inner, int threads) {
+    const int64_t blocks = (inner + kBlock - 1) / kBlock;
+    const int64_t width = ((inner + blocks - 1) / blocks + 7) / 8 * 8;
+    std::vector<float> partial(static_cast<size_t>(threads) * kBlock);
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), count = omp_get_num_threads();
+        const int64_t k0 = size * t / count, k1 = size * (t + 1) / count;
+        float* mine = partial.data() + static_cast<size_t>(t) * kBlock;
+        alignas(32) float max[kBlock], scale[kBlock];
+        for (int64_t job = 0; job < outer * blocks; ++job) {
+            const int64_t o = job / blocks, i0 = job % blocks * width, w = std::min(width, inner - i0);
+            const auto* xb = x + o * size * inner + i0;
+            fill(mine, w, -INFINITY);
+            block_max<T>(xb, k0, k1, inner, w, mine);
+#pragma omp barrier
+            fill(max, w, -INFINITY);
+            for (int u = 0; u < count; ++u) block_max<Dtype<HB_FLOAT32>>(partial.data() + static_cast<size_t>(u) * kBlock, 0, 1, 0, w, max);
+#pragma omp barrier
+            fill(mine, w, 0.0f);
+            block_sum<T>(xb, k0, k1, inner, w, max, mine);
+#pragma omp barrier
+            fill(scale, w, 0.0f);
+            for (int u = 0; u < count; ++u)
+                for (int64_t v = 0; v < (w + 7) / 8; ++v)
+                    _mm256_storeu_ps(scale + 8 * v, _mm256_add_ps(_mm256_loadu_ps(scale + 8 * v),
+                                                                  _mm256_loadu_ps(partial.data() + static_cast<size_t>(u) * kBlock + 8 * v)));
+            invert(scale, w);
+            block_write<T>(xb, y + o * size * inner + i0, k0, k1, inner, w, max, scale);
+#pragma omp barrier
+        }
+    }
+}
+
 template <typename T>
 void softmax_blocks(const typename T::Storage* x, typename T::Storage* y, int64_t outer, int64_t size, int64_t inner,
                     int threads) {
-    // Narrower blocks when there are fewer slabs than threads, so that every thread has one.
-    const int64_t per_slab = std::max<int64_t>(1, (threads + outer - 1) / outer);
-    const int64_t width = std::clamp<int64_t>(((inner + per_slab - 1) / per_slab + 7) / 8 * 8, 32, kBlock);
-    const int64_t blocks = (inner + width - 1) / width;
-#pragma omp parallel for schedule(static) num_threads(threads) if (outer * size * inner >= kParallelMinElements && outer * blocks > 1)
-    for (int64_t job = 0; job < outer * blocks; ++job) {
-        alignas(32) float max[kBlock], scale[kBlock];
-        const int64_t o = job / blocks, i0 = job % blocks * width;
-        const int64_t at = o * size * inner + i0;
-        softmax_block<T>(x + at, y + at, size, inner, std::min(width, inner - i0), max, scale);
-    }
+    const int64_t blocks = (inner + kBlock - 1) / kBlock;
+    if (outer * blocks >= threads || outer * size * inner < kParallelMinElements || size < 2 * threads)
+        return softmax_block_jobs<T>(x, y, outer, size, inner, threads);
+    softmax_block_rows<T>(x, y, outer, size, inner, threads);
 }
 
 // Rows shorter than 32: eight rows at a time are transposed into an fp32 panel (lane = row),
