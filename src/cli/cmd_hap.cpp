@@ -1,7 +1,6 @@
 // hapbench hap: T_HW per case for a hardware model; hapbench calibrate: measure this CPU.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -70,7 +69,7 @@ void add_hap(CLI::App& app, Action& action) {
             if (*format != "table" && *format != "json") throw Error("unknown format '" + *format + "' (known: table, json)");
             const HardwareModel model = load_hardware_model(*hardware);
             const TaskDir dir = load_task_dir(*tasks, *profile, *ops);
-            if (std::none_of(dir.tasks.begin(), dir.tasks.end(), [](const TaskEntry& e) { return !e.cases.empty(); }))
+            if (!dir.has_cases())
                 throw Error("no cases for profile '" + *profile + "' in " + *tasks + " (no levelN/<op>/cases." + *profile +
                             ".yaml or cases.yaml)");
             auto rows = nlohmann::json::array();

@@ -3,7 +3,6 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
@@ -226,8 +225,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
     }
     // A public split with no cases file for the profile (the shipped suite has cpu cases
     // only) would otherwise "pass" an empty run.
-    if (total_cases == 0 && options.split == "public" &&
-        std::none_of(tasks.tasks.begin(), tasks.tasks.end(), [](const TaskEntry& e) { return !e.cases.empty(); }))
+    if (total_cases == 0 && options.split == "public" && !tasks.has_cases())
         throw Error("no public cases for profile '" + options.profile + "' in " + options.tasks_dir +
                     " (no levelN/<op>/cases." + options.profile + ".yaml or cases.yaml); draw some with `hapbench gen-cases --profile " +
                     options.profile + "`, or use --split hidden");

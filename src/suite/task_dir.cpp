@@ -25,6 +25,12 @@ std::string TaskDir::op_names() const {
     return out;
 }
 
+bool TaskDir::has_cases() const {
+    for (const auto& t : tasks)
+        if (!t.cases.empty()) return true;
+    return false;
+}
+
 namespace {
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);

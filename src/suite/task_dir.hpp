@@ -28,6 +28,8 @@ struct TaskDir {
     std::string suite_hash;        // SHA-256 over every proto and cases file read
     const TaskEntry* find(const std::string& op) const;
     std::string op_names() const;
+    // Whether any operator has a cases file for the profile (cases.<profile>.yaml or cases.yaml).
+    bool has_cases() const;
 };
 
 // Reads every operator (or only `only_ops` when non-empty; an unknown name is an error
