@@ -400,9 +400,7 @@ inline void invert(float* p, int64_t width) {
 // Enough blocks for every thread: each job is one block of one slab, on one thread.
 template <typename T>
 void softmax_block_jobs(const typename T::Storage* x, typename T::Storage* y, int64_t outer, int64_t size,
-                        int64_t inner, int threads) {
-    const int64_t blocks = (inner + kBlock - 1) / kBlock;
-    const int64_t width = ((inner + blocks - 1) / blocks + 7) / 8 * 8;
+                        int64_t inner, int64_t blocks, int64_t width, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (outer * size * inner >= kParallelMinElements && outer * blocks > 1)
     for (int64_t job = 0; job < outer * blocks; ++job) {
         alignas(32) float max[kBlock], sum[kBlock];
@@ -423,9 +421,7 @@ void softmax_block_jobs(const typename T::Storage* x, typename T::Storage* y, in
 // Partial maxima and sums per thread are combined after each pass.
 template <typename T>
 void softmax_block_rows(const typename T::Storage* x, typename T::Storage* y, int64_t outer, int64_t size,
-                        int64_t inner, int threads) {
-    const int64_t blocks = (inner + kBlock - 1) / kBlock;
-    const int64_t width = ((inner + blocks - 1) / blocks + 7) / 8 * 8;
+                        int64_t inner, int64_t blocks, int64_t width, int threads) {
     std::vector<float> partial(static_cast<size_t>(threads) * kBlock);
 #pragma omp parallel num_threads(threads)
     {
@@ -460,10 +456,12 @@ void softmax_block_rows(const typename T::Storage* x, typename T::Storage* y, in
 template <typename T>
 void softmax_blocks(const typename T::Storage* x, typename T::Storage* y, int64_t outer, int64_t size, int64_t inner,
                     int threads) {
+    // Blocks of equal width (a multiple of 8, at most kBlock) covering the inner dim.
     const int64_t blocks = (inner + kBlock - 1) / kBlock;
+    const int64_t width = ((inner + blocks - 1) / blocks + 7) / 8 * 8;
     if (outer * blocks >= threads || outer * size * inner < kParallelMinElements || size < 2 * threads)
-        return softmax_block_jobs<T>(x, y, outer, size, inner, threads);
-    softmax_block_rows<T>(x, y, outer, size, inner, threads);
+        return softmax_block_jobs<T>(x, y, outer, size, inner, blocks, width, threads);
+    softmax_block_rows<T>(x, y, outer, size, inner, blocks, width, threads);
 }
 
 // Rows shorter than 32: eight rows at a time are transposed into an fp32 panel (lane = row),
