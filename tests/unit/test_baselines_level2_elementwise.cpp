@@ -35,18 +35,14 @@ TEST(BaselinesLevel2Elementwise, MaximumMatchesGoldenForEveryDtypeAndBroadcast) 
 // here, which has it) returns src1 when either operand is NaN, so only positions where the
 // second operand is NaN, or both agree, are checked there.
 TEST(BaselinesLevel2Elementwise, MaximumNanRuleOnEachPath) {
+    // oneDNN's jit max loses a NaN in src0 on the CPUs seen so far; the baseline probes the
+    // primitive it is given and runs its own loop instead, so NaN propagates on every path
+    // and every CPU (the ISA ctest entries run this with oneDNN capped at lower ISAs too).
     const BaselineLibrary baseline("maximum");
     ASSERT_TRUE(baseline.error().empty()) << baseline.error();
     const ValueRange nans{NAN, NAN};
-    for (DType dtype : {DType::f16, DType::bf16})
+    for (DType dtype : {DType::f32, DType::f16, DType::bf16})
         for (const auto& [a, b] : maximum_shapes) check_baseline(baseline, {{dtype, a, nans}, {dtype, b, nans}});
-    // float32 with equal shapes runs oneDNN's jit: skip elements where only x1 is NaN.
-    CheckOptions only_x1_nan_skipped;
-    only_x1_nan_skipped.skip = [](const ComparedElement& e) {
-        return std::isnan(e.inputs[0].tensors[0].get(e.index)) && !std::isnan(e.inputs[1].tensors[0].get(e.index));
-    };
-    const Shape s{3, 129};
-    check_baseline(baseline, {{DType::f32, s, nans}, {DType::f32, s, nans}}, {}, only_x1_nan_skipped);
 }
 
 // ---- apply_adam_w ------------------------------------------------------------------------
