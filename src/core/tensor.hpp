@@ -38,6 +38,10 @@ struct ArgSpec {
     bool is_list = false;
     bool present = true;
     std::vector<TensorSpec> tensors;
+    // An output whose length depends on the data (unique, nms): dim 0 of each tensor is the
+    // capacity the harness allocates, and the kernel reports through *written_length how
+    // many leading dim-0 entries it wrote. Only that prefix is judged.
+    bool variable_length = false;
 };
 
 struct Arg {

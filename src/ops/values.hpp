@@ -13,6 +13,9 @@ template <typename T>
 struct TensorValues {
     TensorSpec spec;
     std::vector<T> v;
+    // Outputs of data-dependent length (ArgSpec::variable_length): how many leading dim-0
+    // entries of the capacity `spec.shape` hold the result, set by the golden; -1 otherwise.
+    std::int64_t written_length = -1;
 };
 
 template <typename T>
