@@ -1,113 +1,10 @@
 // Deliberately wrong level-2 kernels fail the precision gate on the cases their bug touches
-// and pass the others: the gate sees the bug, not noise. Each is the reference kernel
-// (examples/cpu/reference/<op>.cpp) with the edits of tests/data/wrong_level2.yaml applied at
-// test time, so it stays the reference but for its one plausible bug.
-#include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
-#include <yaml-cpp/yaml.h>
-
-#include "run_hapbench.hpp"
+// and pass the others: the gate sees the bug, not noise. Each is the reference kernel with
+// the one-bug edits of tests/data/wrong_kernels/level2.yaml (see wrong_kernels.hpp).
+#include "wrong_kernels.hpp"
 
 namespace hb::test {
 namespace {
-
-// Counts the occurrences of `needle` in `text`.
-int occurrences(const std::string& text, const std::string& needle) {
-    int n = 0;
-    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-    return n;
-}
-
-// The reference kernel of `op` with the edits of its entry in wrong_level2.yaml applied.
-// Throws when an edit's text is not in the reference exactly once.
-std::string wrong_kernel_source(const std::string& op, const YAML::Node& entry) {
-    const std::string reference_path = std::string(HB_SOURCE_DIR) + "/examples/cpu/reference/" + op + ".cpp";
-    std::ifstream in(reference_path);
-    if (!in) throw std::runtime_error("cannot read " + reference_path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string source = ss.str();
-    for (const auto& edit : entry["edits"]) {
-        const auto find = edit["find"].as<std::string>();
-        const auto replace = edit["replace"].as<std::string>();
-        const int n = occurrences(source, find);
-        if (n != 1)
-            throw std::runtime_error("tests/data/wrong_level2.yaml, " + op + ": the text to replace occurs " +
-                                     std::to_string(n) + " times in " + reference_path + " (must be once): " + find);
-        source.replace(source.find(find), find.size(), replace);
-    }
-    return "// WRONG on purpose, made by tests/integration/test_wrong_level2.cpp from the reference kernel: " +
-           entry["bug"].as<std::string>() + ".\n" + source;
-}
-
-// A temporary directory, removed with everything in it when the test process ends.
-struct TemporaryDirectory {
-    std::string path;
-    TemporaryDirectory() {
-        char path_template[] = "/tmp/hapbench-wrong-level2-XXXXXX";
-        if (!mkdtemp(path_template)) throw std::runtime_error("cannot create a temporary directory");
-        path = path_template;
-    }
-    ~TemporaryDirectory() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-    TemporaryDirectory(const TemporaryDirectory&) = delete;
-    TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-};
-
-// A submission directory holding every wrong kernel, written once per test process.
-const std::string& wrong_submission_dir() {
-    static const TemporaryDirectory dir;
-    static const bool written = [] {
-        const YAML::Node all = YAML::LoadFile(std::string(HB_TEST_DATA_DIR) + "/wrong_level2.yaml");
-        for (const auto& item : all) {
-            const auto op = item.first.as<std::string>();
-            std::ofstream(dir.path + "/" + op + ".cpp") << wrong_kernel_source(op, item.second);
-        }
-        return true;
-    }();
-    (void)written;
-    return dir.path;
-}
-
-// Status of each evaluated public case of `op` (all of them when `cases` is empty) with its
-// wrong kernel, by case id. The run must finish with failures (exit status 1).
-std::map<int, std::string> wrong_kernel_statuses(const std::string& op, const std::vector<int>& cases = {}) {
-    std::string args = "eval --submission " + wrong_submission_dir() + " --op " + op + " --no-perf --format json";
-    for (int c : cases) args += " --case " + std::to_string(c);
-    const CommandResult r = run_hapbench(args);
-    EXPECT_EQ(r.exit_code, 1) << r.err;
-    std::map<int, std::string> out;
-    if (r.exit_code != 1) return out;
-    const nlohmann::json run = r.json();  // kept alive: the loop walks into it
-    for (const auto& c : run.at("cases")) out[c.at("case_id").get<int>()] = c.at("status").get<std::string>();
-    return out;
-}
-
-int count_status(const std::map<int, std::string>& statuses, const std::string& status) {
-    int n = 0;
-    for (const auto& [id, s] : statuses) n += s == status;
-    return n;
-}
-
-std::string describe(const std::map<int, std::string>& statuses) {
-    std::map<std::string, int> counts;
-    for (const auto& [id, s] : statuses) ++counts[s];
-    std::string text;
-    for (const auto& [status, n] : counts) text += status + " x" + std::to_string(n) + " ";
-    return text;
-}
-
 
 // --- elementwise -------------------------------------------------------------------------
 
@@ -236,12 +133,11 @@ TEST(WrongLevel2, GridSamplerIgnoringAlignCornersFailsPrecision) {
 
 // The edits apply to the current reference kernels: each wrong kernel differs from its
 // reference (a stale edit would throw in wrong_submission_dir).
-TEST(WrongLevel2, EveryEditAppliesToItsReferenceKernel) {
-    const YAML::Node all = YAML::LoadFile(std::string(HB_TEST_DATA_DIR) + "/wrong_level2.yaml");
-    EXPECT_EQ(all.size(), 16u);
-    for (const auto& item : all) {
-        const auto op = item.first.as<std::string>();
-        EXPECT_NO_THROW(wrong_kernel_source(op, item.second)) << op;
+TEST(WrongKernels, EveryEditAppliesToItsReferenceKernel) {
+    const auto entries = wrong_kernel_entries();
+    EXPECT_GE(entries.size(), 16u);
+    for (const auto& [op, entry] : entries) {
+        EXPECT_NO_THROW(wrong_kernel_source(op, entry.second, entry.first)) << op;
         EXPECT_TRUE(std::filesystem::exists(wrong_submission_dir() + "/" + op + ".cpp")) << op;
     }
 }
