@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/split_options.hpp"
 #include "core/error.hpp"
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
@@ -61,23 +62,20 @@ void add_check_cases(CLI::App& app, Action& action) {
     auto tasks = std::make_shared<std::string>(default_tasks_dir());
     auto profile = std::make_shared<std::string>("cpu");
     auto ops = std::make_shared<std::vector<std::string>>();
-    auto hidden_seed = std::make_shared<std::uint64_t>(0);
-    auto hidden_count = std::make_shared<int>(80);
     cmd->add_option("--tasks", *tasks, "Tasks directory")->capture_default_str();
     cmd->add_option("--profile", *profile, "cpu or accel")->capture_default_str();
     cmd->add_option("--op", *ops, "Only these operators");
-    auto* seed_opt = cmd->add_option("--hidden-seed", *hidden_seed, "Check the hidden split drawn from this seed instead");
-    cmd->add_option("--hidden-count", *hidden_count, "Hidden cases per operator")->capture_default_str();
-    cmd->callback([&action, tasks, profile, ops, hidden_seed, hidden_count, seed_opt] {
-        action = [tasks, profile, ops, hidden_seed, hidden_count, seed_opt] {
-            const TaskDir dir = load_task_dir(*tasks, *profile, *ops);
+    auto split = add_split_options(cmd, false);
+    cmd->callback([&action, tasks, profile, ops, split] {
+        action = [tasks, profile, ops, split] {
+            const CaseSelection selection = select_cases(*tasks, *profile, *ops, split->resolve());
             const Profile& prof = profile_by_name(*profile);
             int violations = 0;
-            for (const auto& entry : dir.tasks) {
-                const Operator* impl = find_operator(entry.op);
+            for (const auto& selected : selection.operators) {
+                const Operator* impl = selected.op;
                 if (!impl) continue;
-                const auto cases = seed_opt->count() ? generate_cases(*impl, entry.proto, prof, *hidden_seed, *hidden_count, 1)
-                                                     : entry.cases;
+                const TaskEntry& entry = *selected.entry;
+                const auto& cases = selected.cases;
                 for (const auto& c : cases) resolve_problem(entry.proto, *impl, c);
                 const auto problems = check_case_rules(cases, entry.proto, *impl, prof);
                 for (const auto& p : problems) std::cout << p << "\n";

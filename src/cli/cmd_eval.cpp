@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/split_options.hpp"
 #include "core/error.hpp"
 #include "eval/evaluate.hpp"
 #include "report/reporter.hpp"
@@ -42,6 +43,26 @@ void print_progress(const Progress& p) {
 
 }  // namespace
 
+void add_timing_options(CLI::App* cmd, TimingPlan& plan) {
+    cmd->add_option("--warmup", plan.warmup, "Cold warmup calls per case, after the two correctness calls")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    cmd->add_option("--min-calls", plan.stopping.min_calls, "Fewest timed calls per case")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--max-calls", plan.stopping.max_calls, "Most timed calls per case")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--max-timed-s", plan.stopping.max_time_s, "Seconds of timed calls after which timing stops")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    cmd->add_option("--precision", plan.stopping.relative_precision,
+                    "Target relative standard error of the median (the stopping rule)")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--verify-calls", plan.verified_calls,
+                    "Timed calls per case whose outputs are verified (drawn at random after each call)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    cmd->add_option("--slot-pool-bytes", plan.slot_pool_bytes,
+                    "Memory for fresh-input slots per case (at least two slots whatever it says)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+}
+
 void add_eval(CLI::App& app, Action& action) {
     auto* cmd = app.add_subcommand("eval", "Evaluate a submission: correctness, speed, T_HW, score");
     auto o = std::make_shared<EvalOptions>();
@@ -49,26 +70,21 @@ void add_eval(CLI::App& app, Action& action) {
     auto format = std::make_shared<std::string>("table");
     auto out_file = std::make_shared<std::string>();
     auto markdown_file = std::make_shared<std::string>();
-    auto hidden_seed = std::make_shared<std::uint64_t>(0);
     cmd->add_option("--submission", o->submission_dir, "Directory with one <op>.cpp per operator")->required();
     cmd->add_option("--tasks", o->tasks_dir, "Tasks directory (levelN/<op>/proto.yaml, cases.yaml)")->capture_default_str();
     cmd->add_option("--op", o->ops, "Only these operators (repeatable)");
-    cmd->add_option("--case", o->case_ids, "Only these case ids (repeatable)");
-    cmd->add_option("--split", o->split, "public (the shipped cases) or hidden (generated from --hidden-seed)")->capture_default_str();
-    auto* seed_opt = cmd->add_option("--hidden-seed", *hidden_seed, "Secret seed of the hidden split");
-    cmd->add_option("--hidden-count", o->hidden_count, "Hidden cases per operator")->capture_default_str();
+    auto split = add_split_options(cmd);
     cmd->add_option("--profile", o->profile, "Case profile: cpu or accel")->capture_default_str();
     cmd->add_option("--target", o->target, "Target: cpu")->capture_default_str();
     cmd->add_option("--eval-seed", o->eval_seed, "Seed added to every case seed (methodology 2)")->capture_default_str();
-    cmd->add_option("--warmup", o->plan.warmup, "Warmup calls per case")->capture_default_str()->check(CLI::NonNegativeNumber);
-    cmd->add_option("--repeat", o->plan.min_repeat, "Minimum timed calls per case (more for short calls)")->capture_default_str()->check(CLI::PositiveNumber);
-    cmd->add_option("--max-repeat", o->plan.max_repeat, "Maximum timed calls per case")->capture_default_str()->check(CLI::PositiveNumber);
-    cmd->add_option("--time-target", o->plan.target_s, "Seconds of timed calls to aim for per case")->capture_default_str();
+    add_timing_options(cmd, o->plan);
     cmd->add_option("--threads", o->threads, "Threads for candidate and baseline (0: all allowed cores)")->capture_default_str();
     cmd->add_flag("--no-perf", o->no_perf, "Check correctness only; no timing, no performance score");
-    cmd->add_option("--verify-calls", o->verified_timed_calls, "Timed calls per case whose outputs are verified (drawn at random)")->capture_default_str()->check(CLI::NonNegativeNumber);
-    cmd->add_option("--pool-bytes", o->plan.pool_bytes, "Memory for fresh timed-call inputs; fewer bytes reuse addresses sooner")->capture_default_str()->check(CLI::NonNegativeNumber);
-    cmd->add_flag("--no-sandbox", [o](std::int64_t) { o->sandbox = false; }, "Run candidates without the seccomp sandbox (only to measure its cost; recorded in the results)");
+    cmd->add_flag("--no-sandbox", [o](std::int64_t) { o->sandbox = false; },
+                  "Run candidates without the seccomp and Landlock sandbox (only to measure its cost; recorded in the results)");
+    cmd->add_flag("--no-cache", o->no_cache, "Neither read nor write the golden and baseline caches");
+    cmd->add_flag("--live-baseline", o->live_baseline,
+                  "Measure the baseline in this run, right after each case's candidate, instead of the cached time");
     cmd->add_flag("--two-trial", o->two_trial, "Also run trial 2 (seed + 1, inputs + 0.01) on passing cases");
     cmd->add_option("--timeout", o->op_timeout_s, "Time budget per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
     cmd->add_option("--build-timeout", o->build_timeout_s, "Build time limit per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
@@ -78,9 +94,9 @@ void add_eval(CLI::App& app, Action& action) {
     cmd->add_option("--format", *format, "Output on stdout: table, json or markdown")->capture_default_str();
     cmd->add_option("--out", *out_file, "Also write the JSON results to this file");
     cmd->add_option("--markdown", *markdown_file, "Also write a Markdown summary to this file");
-    cmd->callback([&action, o, format, out_file, markdown_file, hidden_seed, seed_opt] {
-        action = [o, format, out_file, markdown_file, hidden_seed, seed_opt] {
-            if (seed_opt->count() > 0) o->hidden_seed = *hidden_seed;
+    cmd->callback([&action, o, format, out_file, markdown_file, split] {
+        action = [o, format, out_file, markdown_file, split] {
+            o->split = split->resolve();
             const auto reporter = make_reporter(*format);  // reject a bad format before the run
             const RunResult run = evaluate(*o, print_progress);
             if (!out_file->empty()) {
@@ -97,6 +113,30 @@ void add_eval(CLI::App& app, Action& action) {
             for (const auto& op : run.operators)
                 for (const auto& c : op.cases)
                     if (!c.passed()) return static_cast<int>(ExitCode::failures);
+            return 0;
+        };
+    });
+}
+
+void add_baseline(CLI::App& app, Action& action) {
+    auto* cmd = app.add_subcommand("baseline", "Measure the baseline of every selected case and keep it in the baseline cache");
+    auto o = std::make_shared<EvalOptions>();
+    o->tasks_dir = default_tasks_dir();
+    auto refresh = std::make_shared<bool>(false);
+    cmd->add_flag("--refresh", *refresh, "Measure again the cases the cache already holds");
+    cmd->add_option("--tasks", o->tasks_dir, "Tasks directory")->capture_default_str();
+    cmd->add_option("--op", o->ops, "Only these operators (repeatable)");
+    auto split = add_split_options(cmd);
+    cmd->add_option("--profile", o->profile, "Case profile: cpu or accel")->capture_default_str();
+    cmd->add_option("--eval-seed", o->eval_seed, "Seed added to every case seed (methodology 2)")->capture_default_str();
+    add_timing_options(cmd, o->plan);
+    cmd->add_option("--threads", o->threads, "Threads (0: all allowed cores)")->capture_default_str();
+    cmd->add_option("--hardware", o->hardware, "Hardware model file or name (default: this machine's calibrated model)");
+    cmd->add_option("--timeout", o->op_timeout_s, "Time budget per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->callback([&action, o, refresh, split] {
+        action = [o, refresh, split] {
+            o->split = split->resolve();
+            for (const auto& line : measure_baselines(*o, *refresh, print_progress)) std::cout << line << "\n";
             return 0;
         };
     });

@@ -14,6 +14,7 @@ using Action = std::function<int()>;
 void add_list(CLI::App& app, Action& action);
 void add_info(CLI::App& app, Action& action);
 void add_eval(CLI::App& app, Action& action);
+void add_baseline(CLI::App& app, Action& action);
 void add_hap(CLI::App& app, Action& action);
 void add_calibrate(CLI::App& app, Action& action);
 void add_gen_cases(CLI::App& app, Action& action);

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/split_options.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     hb::cli::add_list(app, action);
     hb::cli::add_info(app, action);
     hb::cli::add_eval(app, action);
+    hb::cli::add_baseline(app, action);
     hb::cli::add_hap(app, action);
     hb::cli::add_calibrate(app, action);
     hb::cli::add_gen_cases(app, action);
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
         const int code = app.exit(e);
         return code == 0 ? 0 : static_cast<int>(hb::ExitCode::bad_input);
     }
+    hb::cli::scrub_secret_arguments(argc, argv);
     try {
         return action ? action() : 0;
     } catch (const hb::Error& e) {

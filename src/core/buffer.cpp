@@ -40,6 +40,13 @@ Buffer::Buffer(std::size_t bytes, bool guard_page) : bytes_(bytes) {
     }
 }
 
+Buffer Buffer::borrow(void* data, std::size_t bytes) {
+    Buffer b;
+    b.data_ = data;
+    b.bytes_ = bytes;
+    return b;
+}
+
 Buffer::~Buffer() { release(); }
 
 Buffer::Buffer(Buffer&& other) noexcept { *this = std::move(other); }

@@ -1,4 +1,6 @@
-// Page-aligned memory from mmap, optionally followed by an inaccessible guard page.
+// Page-aligned memory from mmap, optionally followed by an inaccessible guard page; or a
+// borrowed view of memory someone else owns (shared memory with a worker), which the
+// buffer never unmaps.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +11,7 @@ class Buffer {
   public:
     Buffer() = default;
     explicit Buffer(std::size_t bytes, bool guard_page = false);
+    static Buffer borrow(void* data, std::size_t bytes);
     ~Buffer();
     Buffer(Buffer&& other) noexcept;
     Buffer& operator=(Buffer&& other) noexcept;

@@ -4,21 +4,32 @@
 
 namespace hb {
 
-void KernelCall::describe(const Tensor& t, hb_tensor& out) {
+namespace {
+std::vector<ArgSpec> specs_of(const std::vector<Arg>& args) {
+    std::vector<ArgSpec> specs;
+    for (const auto& a : args) {
+        ArgSpec s{a.name, a.is_list, a.present, {}};
+        for (const auto& t : a.tensors) s.tensors.push_back(t.spec);
+        specs.push_back(std::move(s));
+    }
+    return specs;
+}
+}  // namespace
+
+void KernelCall::describe(const TensorSpec& spec, hb_tensor& out) {
     out = hb_tensor{};
-    out.data = t.data();
-    out.dtype = static_cast<hb_dtype>(t.spec.dtype);
-    if (t.spec.shape.size() > HB_MAX_RANK)
-        throw Error("tensor of rank " + std::to_string(t.spec.shape.size()) + " exceeds HB_MAX_RANK");
-    out.rank = static_cast<std::int32_t>(t.spec.shape.size());
-    const Shape strides = contiguous_strides(t.spec.shape);
-    for (std::size_t d = 0; d < t.spec.shape.size(); ++d) {
-        out.shape[d] = t.spec.shape[d];
+    out.dtype = static_cast<hb_dtype>(spec.dtype);
+    if (spec.shape.size() > HB_MAX_RANK)
+        throw Error("tensor of rank " + std::to_string(spec.shape.size()) + " exceeds HB_MAX_RANK");
+    out.rank = static_cast<std::int32_t>(spec.shape.size());
+    const Shape strides = contiguous_strides(spec.shape);
+    for (std::size_t d = 0; d < spec.shape.size(); ++d) {
+        out.shape[d] = spec.shape[d];
         out.strides[d] = strides[d];
     }
 }
 
-void KernelCall::bind(std::vector<Arg>& args, std::vector<hb_arg>& out,
+void KernelCall::bind(const std::vector<ArgSpec>& args, std::vector<hb_arg>& out,
                       std::deque<std::vector<hb_tensor>>& storage) {
     storage.clear();
     out.resize(args.size());
@@ -34,10 +45,21 @@ void KernelCall::bind(std::vector<Arg>& args, std::vector<hb_arg>& out,
 
 KernelCall::KernelCall(const std::string& op_name, std::vector<Arg>& inputs, std::vector<Arg>& outputs,
                        const AttrMap& attrs, int num_threads)
+    : KernelCall(op_name, specs_of(inputs), specs_of(outputs), attrs, num_threads) {
+    for (std::size_t a = 0; a < inputs.size(); ++a)
+        for (std::size_t k = 0; k < inputs[a].tensors.size(); ++k) bind_input(a, k, inputs[a].tensors[k].data());
+    for (std::size_t a = 0; a < outputs.size(); ++a)
+        for (std::size_t k = 0; k < outputs[a].tensors.size(); ++k) bind_output(a, k, outputs[a].tensors[k].data());
+}
+
+KernelCall::KernelCall(const std::string& op_name, const std::vector<ArgSpec>& inputs, const std::vector<ArgSpec>& outputs,
+                       const AttrMap& attrs, int num_threads)
     : op_name_(op_name) {
     bind(inputs, input_args_, input_tensors_);
     bind(outputs, output_args_, output_tensors_);
-    written_lengths_.assign(output_args_.size(), 0);
+    for (const auto& o : outputs) output_variable_length_.push_back(o.variable_length);
+    own_lengths_.assign(output_args_.size(), -1);
+    bind_written_lengths(own_lengths_.data());
     for (const auto& [name, value] : attrs) {
         hb_attr a{};
         a.name = strings_.emplace_back(name).c_str();
@@ -73,10 +95,9 @@ KernelCall::KernelCall(const std::string& op_name, std::vector<Arg>& inputs, std
     call_.error_message_capacity = message_.size();
 }
 
-void KernelCall::rebind_inputs(std::vector<Arg>& inputs) {
-    for (std::size_t a = 0; a < inputs.size(); ++a)
-        for (std::size_t k = 0; k < inputs[a].tensors.size(); ++k)
-            input_tensors_[a][k].data = inputs[a].tensors[k].data();
+void KernelCall::bind_written_lengths(std::int64_t* lengths) {
+    for (std::size_t a = 0; a < output_args_.size(); ++a)
+        output_args_[a].written_length = output_variable_length_[a] ? &lengths[a] : nullptr;
 }
 
 void KernelCall::set_workspace(void* data, std::uint64_t bytes) {

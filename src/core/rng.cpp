@@ -55,9 +55,10 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
     return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + r % span);
 }
 
-std::uint64_t tensor_stream_seed(std::uint32_t case_seed, int tensor_index, int variant) {
-    std::uint64_t state = (std::uint64_t(case_seed) << 24) ^ (std::uint64_t(tensor_index) << 8) ^
-                          (std::uint64_t(variant) << 48);
+std::uint64_t input_stream_seed(std::uint64_t inputs_seed, int tensor_index) {
+    std::uint64_t state = inputs_seed;
+    const std::uint64_t mixed = splitmix64(state);
+    state = mixed ^ (static_cast<std::uint64_t>(tensor_index) * 0x9e3779b97f4a7c15ull);
     return splitmix64(state);
 }
 

@@ -28,8 +28,8 @@ class Rng {
     std::uint64_t s_[4];
 };
 
-// Stream seed for one tensor of one case: mixes the case seed, the tensor's position
-// among the inputs (list members counted in order) and the call variant.
-std::uint64_t tensor_stream_seed(std::uint32_t case_seed, int tensor_index, int variant);
+// Stream seed for one input tensor: mixes the inputs' seed (a case seed, or a timed call's
+// secret seed) and the tensor's position among the inputs (list members counted in order).
+std::uint64_t input_stream_seed(std::uint64_t inputs_seed, int tensor_index);
 
 }  // namespace hb

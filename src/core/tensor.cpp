@@ -1,5 +1,7 @@
 #include "core/tensor.hpp"
 
+#include <cstring>
+
 namespace hb {
 
 std::vector<double> to_f64(const Tensor& t) {
@@ -16,6 +18,34 @@ void round_values_to_dtype(std::vector<double>& values, DType t) {
 #pragma omp parallel for schedule(static) if (values.size() >= 65536)
 #endif
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = round_to_dtype(values[i], t);
+}
+
+std::vector<Arg> borrow_args(const std::vector<ArgView>& views) {
+    std::vector<Arg> args;
+    for (const auto& v : views) {
+        Arg a{v.name, v.is_list, v.present, {}};
+        for (const auto& t : v.tensors) {
+            Tensor tensor;
+            tensor.spec = t.spec;
+            tensor.buffer = Buffer::borrow(t.data, t.bytes());
+            a.tensors.push_back(std::move(tensor));
+        }
+        args.push_back(std::move(a));
+    }
+    return args;
+}
+
+std::vector<Arg> copy_args(const std::vector<ArgView>& views) {
+    std::vector<Arg> args;
+    for (const auto& v : views) {
+        Arg a{v.name, v.is_list, v.present, {}};
+        for (const auto& t : v.tensors) {
+            Tensor& tensor = a.tensors.emplace_back(t.spec);
+            if (t.bytes()) std::memcpy(tensor.data(), t.data, t.bytes());
+        }
+        args.push_back(std::move(a));
+    }
+    return args;
 }
 
 }  // namespace hb

@@ -51,6 +51,26 @@ struct Arg {
     std::vector<Tensor> tensors;
 };
 
+// A tensor in memory someone else owns (the harness's mapping of a worker's buffers).
+struct TensorView {
+    TensorSpec spec;
+    char* data = nullptr;
+    std::size_t bytes() const { return spec.bytes(); }
+};
+
+struct ArgView {
+    std::string name;
+    bool is_list = false;
+    bool present = true;
+    bool variable_length = false;
+    std::vector<TensorView> tensors;
+};
+
+// Arguments over the views' memory (borrowed: never freed), for code written against Arg.
+std::vector<Arg> borrow_args(const std::vector<ArgView>& views);
+// Owned copies of the views' contents.
+std::vector<Arg> copy_args(const std::vector<ArgView>& views);
+
 // fp64 values of an argument, for goldens and comparison.
 struct ArgValues {
     std::string name;

@@ -14,7 +14,7 @@
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
 #include "suite/inputs.hpp"
-#include "suite/profile.hpp"
+#include "spec/profile.hpp"
 #include "suite/split.hpp"
 #include "suite/task_dir.hpp"
 #include "verify/precision_gate.hpp"
@@ -136,26 +136,21 @@ AttrMap attrs_from_json(const nlohmann::json& attrs, const Proto& proto, const s
 }
 
 CaseExport export_case(const CaseExportOptions& options) {
-    if (options.split != "public" && options.split != "hidden")
-        throw Error("--split must be public or hidden, not '" + options.split + "'");
-    const bool hidden = options.split == "hidden";
-    if (hidden && !options.hidden_seed)
-        throw Error("--split hidden needs --hidden-seed S (the secret seed the hidden cases are drawn from)");
     if (options.dir.empty()) throw Error("export needs a directory to write to (--dir)");
-
-    const TaskDir tasks = load_task_dir(options.tasks_dir, options.profile, {options.op});
-    const TaskEntry& entry = tasks.tasks.at(0);
-    const Operator* op = find_operator(entry.op);
+    const bool hidden = options.split.split == "hidden";
+    SplitChoice split = options.split;
+    split.case_ids.clear();
+    const CaseSelection selection = select_cases(options.tasks_dir, options.profile, {options.op}, split);
+    const SelectedOperator& selected = selection.operators.at(0);
+    const TaskEntry& entry = *selected.entry;
+    const Operator* op = selected.op;
     if (!op) throw Error("hapbench does not implement " + entry.op + " (known: " + known_operator_names() + ")");
-    const std::vector<CaseSpec> specs =
-        hidden ? generate_cases(*op, entry.proto, profile_by_name(options.profile), *options.hidden_seed,
-                                options.hidden_count, 1)
-               : entry.cases;
+    const std::vector<CaseSpec>& specs = selected.cases;
     const auto spec = std::find_if(specs.begin(), specs.end(),
                                    [&](const CaseSpec& s) { return s.case_id == options.case_id; });
     if (spec == specs.end())
         throw Error(fmt::format("{} has no case {} in the {} split (case ids: {})", entry.op, options.case_id,
-                                options.split, case_ids_of(specs)));
+                                options.split.split, case_ids_of(specs)));
 
     // The same steps, in the same order, as one case of `hapbench eval`.
     const Problem problem = resolve_problem(entry.proto, *op, *spec);
@@ -234,13 +229,13 @@ CaseExport export_case(const CaseExportOptions& options) {
         {"level", entry.level},
         {"case_id", spec->case_id},
         {"note", spec->note},
-        {"split", options.split},
-        {"hidden_seed", hidden ? nlohmann::json(*options.hidden_seed) : nlohmann::json(nullptr)},
-        {"hidden_count", hidden ? nlohmann::json(options.hidden_count) : nlohmann::json(nullptr)},
+        {"split", options.split.split},
+        {"split_id", hidden ? nlohmann::json(split_id(options.split, options.profile)) : nlohmann::json(nullptr)},
+        {"hidden_count", hidden ? nlohmann::json(options.split.hidden_count) : nlohmann::json(nullptr)},
         {"profile", options.profile},
-        {"tasks_dir", tasks.root},
+        {"tasks_dir", selection.tasks.root},
         {"cases_file", hidden ? nlohmann::json(nullptr) : nlohmann::json(entry.cases_file)},
-        {"suite_hash", tasks.suite_hash},
+        {"suite_hash", selection.tasks.suite_hash},
         {"eval_seed", options.eval_seed},
         {"case_seed", case_seed(spec->case_id, options.eval_seed)},
         {"proto", kCaseProto},

@@ -12,8 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/tensor.hpp"
-#include "suite/attr.hpp"
-#include "suite/proto.hpp"
+#include "core/attr.hpp"
+#include "spec/proto.hpp"
+#include "suite/case_selection.hpp"
 
 namespace hb {
 
@@ -26,9 +27,7 @@ struct CaseExportOptions {
     std::int64_t case_id = 0;
     std::string tasks_dir;
     std::string profile = "cpu";
-    std::string split = "public";  // or "hidden"
-    std::optional<std::uint64_t> hidden_seed;
-    int hidden_count = 80;
+    SplitChoice split;  // its case_ids are ignored: `case_id` names the case
     std::uint64_t eval_seed = 0;
     std::string dir;  // created when missing; files in it are overwritten
 };

@@ -1,6 +1,13 @@
-// The evaluation lifecycle, written once for every operator and target: build, then per
-// case generate inputs, compute goldens, run and time the candidate and the baseline
-// interleaved, gate, bound, score.
+// The evaluation lifecycle, written once for every operator and target, as named stages
+// (in the manner of benchdnn's create/fill/execute/compare/report):
+//   select cases      suite/case_selection     public or hidden split, case ids
+//   build             Target::build            compile, object check
+//   prepare a case    eval/prepare_case        base inputs, golden (cached)
+//   judge             eval/judge_candidate     correctness calls, unwritten, nondeterminism, gate
+//   measure           measure/cold_measure     timed calls on fresh inputs, stopping rule
+//   verify            eval/verify_timed_calls  the kept timed calls against their own goldens
+//   baseline          eval/baseline_timing     cached per machine, or measured with no candidate alive
+//   score             eval/score_case          T_HW, cap, impossible time, score_i, composite
 #pragma once
 
 #include <functional>
@@ -10,6 +17,7 @@
 
 #include "eval/results.hpp"
 #include "measure/timing_plan.hpp"
+#include "suite/case_selection.hpp"
 
 namespace hb {
 
@@ -19,10 +27,7 @@ struct EvalOptions {
     std::string profile = "cpu";
     std::string target = "cpu";
     std::vector<std::string> ops;       // empty: all operators in the tasks directory
-    std::vector<std::int64_t> case_ids; // empty: all cases
-    std::string split = "public";       // or "hidden"
-    std::optional<std::uint64_t> hidden_seed;
-    int hidden_count = 80;
+    SplitChoice split;
     std::uint64_t eval_seed = 0;
     TimingPlan plan;
     int threads = 0;                    // 0: every core this process may use
@@ -34,9 +39,12 @@ struct EvalOptions {
     bool recalibrate = false;           // measure this machine again and replace the cached model
     std::string work_dir;               // build outputs and worker logs; empty: a temp dir
     std::string baseline_dir;           // default: next to the hapbench binary
-    int verified_timed_calls = 1;       // timed calls per case whose outputs are verified
     // The candidate's sandbox (docs/security.md); off only to measure what it costs.
     bool sandbox = true;
+    // Caches (~/.cache/hapbench): goldens and baseline timings. no_cache reads and writes
+    // neither; live_baseline measures the baseline in this run and leaves its cache alone.
+    bool no_cache = false;
+    bool live_baseline = false;
     // Below T_HW by more than this fraction is IMPOSSIBLE_TIME on a calibrated model
     // (calibrated peaks are measured, so a kernel may beat them slightly).
     double calibrated_margin = 0.10;
@@ -52,5 +60,10 @@ struct Progress {
 };
 
 RunResult evaluate(const EvalOptions& options, const std::function<void(const Progress&)>& on_progress);
+
+// `hapbench baseline`: measures the baseline of every selected case and stores it in the
+// baseline cache (refresh: also the ones the cache already holds). Returns one line per case.
+std::vector<std::string> measure_baselines(const EvalOptions& options, bool refresh,
+                                           const std::function<void(const Progress&)>& on_progress);
 
 }  // namespace hb

@@ -1,23 +1,33 @@
-// What an evaluation produces: one record per case, per operator and per run. The JSON
-// schema written from these (report/json_report) is documented in docs/results.md.
+// What an evaluation produces: one record per case, per operator and per run, as typed
+// values. The JSON schema written from these (report/json_report) is documented in
+// docs/results.md.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/attr.hpp"
 #include "core/status.hpp"
+#include "hap/hardware_model.hpp"
 #include "measure/statistics.hpp"
+#include "measure/timing_plan.hpp"
 #include "score/score.hpp"
-#include "suite/attr.hpp"
+#include "verify/precision_gate.hpp"
 
 namespace hb {
 
 struct TimingResult {
-    std::vector<double> samples_us;
+    std::vector<double> samples_us;  // timed calls, doorbell overhead subtracted
     SampleStats stats;
+    double overhead_us = 0;          // the doorbell's round trip (median null call), subtracted
+    int warmup_calls = 0;
+    std::string stop_reason;         // "precision", "max_calls", "max_time", "time_budget"
+    double relative_error = 0;       // of the median, when timing stopped
+    bool unstable = false;           // a bound stopped timing before the precision target
+    std::string source;              // "measured", "cache" (baselines only); empty: not timed
     bool measured() const { return stats.count > 0; }
 };
 
@@ -31,7 +41,8 @@ struct CaseResult {
     std::int64_t input_elements = 0;
     AttrMap attrs;
     std::string value_range;
-    nlohmann::json gate;          // precision gate verdict (per output statistics)
+    std::string golden_source;    // "computed" or "cache"; empty when no golden was needed
+    std::optional<GateResult> gate;  // precision gate verdict of the first correctness call
     int verified_timed_calls = 0;
     std::int64_t nondeterministic_elements = 0;
     TimingResult candidate;
@@ -60,7 +71,7 @@ struct BuildInfo {
 struct OperatorResult {
     std::string op;
     int level = 0;
-    std::string state;  // "evaluated", "missing", "compile_error", "not_implemented"
+    std::string state;  // "evaluated", "missing", "compile_error", "delegation", "not_implemented"
     std::string message;
     BuildInfo build;
     std::string baseline;  // what the baseline is
@@ -71,15 +82,33 @@ struct OperatorResult {
 
 struct PhaseTimes {
     double build_s = 0;
-    double inputs_s = 0;
-    double golden_s = 0;
-    double candidate_s = 0;
-    double baseline_s = 0;
-    double verify_s = 0;
+    double inputs_s = 0;      // base inputs
+    double golden_s = 0;      // goldens of the base inputs (computed or read from the cache)
+    double candidate_s = 0;   // correctness and timed calls of the candidate, fresh inputs included
+    double baseline_s = 0;    // baseline measurements (0 when every timing came from the cache)
+    double verify_s = 0;      // precision gate, and goldens of the verified timed calls
     double total_s = 0;
-    // Inside build and candidate: the object check, and the worker's sandbox work (filter
-    // set-up, output fingerprints and their pauses), reported so its cost is visible.
+    // Inside build and candidate: the object check and the worker's sandbox set-up.
     double sandbox_s = 0;
+    // Inside candidate and baseline: writing fresh timed-call inputs, poisoning, flushing.
+    double prepare_calls_s = 0;
+};
+
+struct CacheUse {
+    bool goldens = false;    // golden cache read and written in this run
+    bool baselines = false;  // baseline timing cache read (and written)
+    std::string dir;
+    std::string note;        // why a cache was off, when it was
+    int goldens_from_cache = 0;
+    int goldens_computed = 0;
+    int baselines_from_cache = 0;
+    int baselines_measured = 0;
+};
+
+struct SandboxFacts {
+    bool enabled = true;
+    int landlock_abi = 0;  // of the candidate workers; 0: files not confined
+    std::string landlock_note;
 };
 
 struct RunResult {
@@ -90,16 +119,25 @@ struct RunResult {
     std::string tasks_dir;
     std::string profile;
     std::string split;
-    std::uint64_t hidden_seed = 0;
+    // Identifies a hidden split without revealing its seed: HMAC-SHA256 under this machine's
+    // split key of the split's seed, count and profile (empty for the public split).
+    std::string split_id;
     std::uint64_t eval_seed = 0;
     std::string suite_hash;
     int threads = 0;
     std::vector<int> cpus;
-    bool sandbox = true;
-    nlohmann::json timing_plan;
-    nlohmann::json compiler;   // version, command
-    nlohmann::json hardware;   // model name, kind, provenance
-    nlohmann::json libraries;  // versions of oneDNN etc.
+    SandboxFacts sandbox;
+    bool no_perf = false;
+    bool two_trial = false;
+    bool live_baseline = false;
+    double op_timeout_s = 0;
+    double build_timeout_s = 0;
+    TimingPlan timing_plan;
+    std::string compiler_version;
+    std::string compiler_command;
+    std::optional<HardwareModel> hardware;  // none in a --no-perf run without --hardware
+    std::map<std::string, std::string> libraries;  // versions of oneDNN etc.
+    CacheUse caches;
     std::vector<OperatorResult> operators;
     std::map<int, double> level_scores;
     double total_score = 0;

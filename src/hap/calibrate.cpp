@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "core/build_info.hpp"
+#include "core/cache_dir.hpp"
 #include "core/error.hpp"
 #include "hap/cpu_info.hpp"
 #include "hap/cpu_microbench.hpp"
@@ -290,13 +291,8 @@ HardwareModel calibrate_cpu(const CalibrateOptions& options) {
 }
 
 std::string default_calibration_cache_path() {
-    namespace fs = std::filesystem;
-    fs::path dir;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) dir = fs::path(xdg) / "hapbench";
-    else if (const char* home = std::getenv("HOME"); home && *home) dir = fs::path(home) / ".cache" / "hapbench";
-    else dir = fs::temp_directory_path() / "hapbench-cache";
     const CpuInfo cpu = probe_cpu();
-    return (dir / ("cpu-" + sanitize(cpu.model_name) + "-" + std::to_string(cpu.allowed_cpus.size()) + ".yaml")).string();
+    return hapbench_cache_dir() + "/cpu-" + sanitize(cpu.model_name) + "-" + std::to_string(cpu.allowed_cpus.size()) + ".yaml";
 }
 
 HardwareModel load_or_calibrate(const CalibrateOptions& options, const std::string& cache_path) {

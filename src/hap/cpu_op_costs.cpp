@@ -4,7 +4,7 @@
 
 #include "core/build_info.hpp"
 #include "hap/model_yaml.hpp"
-#include "suite/yaml_util.hpp"
+#include "core/yaml_util.hpp"
 
 namespace hb {
 

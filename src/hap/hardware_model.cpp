@@ -12,7 +12,7 @@
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "hap/model_yaml.hpp"
-#include "suite/yaml_util.hpp"
+#include "core/yaml_util.hpp"
 
 namespace hb {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "suite/yaml_util.hpp"
+#include "core/yaml_util.hpp"
 
 namespace hb {
 

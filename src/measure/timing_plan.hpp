@@ -1,19 +1,33 @@
-// How many calls to time: warmup, then at least min_repeat timed calls, more for short
-// calls until target_s of timed work or max_repeat (the stopping rule, as a strategy).
+// How a case is timed (methodology section 4), as one typed value: warmup, the stopping
+// rule's bounds, how many timed calls are verified, and the memory for fresh-input slots.
+// measure/cold_measure.hpp carries it out; eval fills it from the command line.
 #pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "measure/stopping_rule.hpp"
 
 namespace hb {
 
 struct TimingPlan {
-    int warmup = 3;
-    int min_repeat = 5;
-    int max_repeat = 200;
-    double target_s = 0.1;
-    // Bytes of rotated input copies a worker may hold at once; beyond it addresses repeat.
-    double pool_bytes = 2.0 * 1024 * 1024 * 1024;
+    // Cold calls on the case's base inputs before the timed calls (after the two
+    // correctness calls, which warm the same code and thread pool).
+    int warmup = 1;
+    StoppingBounds stopping;
+    // Timed calls whose outputs are kept and checked against the golden of their own inputs,
+    // chosen at random among all timed calls after each returns.
+    int verified_calls = 3;
+    // Memory for input slots a case may use (each timed call reads a slot the harness has
+    // just filled with fresh values); at least two slots whatever this says.
+    std::uint64_t slot_pool_bytes = 512ull << 20;
+    int max_slots = 16;
+    // Calls that do nothing, timed to measure (and subtract) the doorbell's own round trip.
+    int null_calls = 32;
 
-    // Timed calls for a call that takes about estimate_s.
-    int repeat_for(double estimate_s) const;
+    // Input slots for a case whose inputs take `input_bytes`: slot 0 holds the base inputs.
+    int slots_for(std::uint64_t input_bytes) const;
+    std::string describe() const;
 };
 
 }  // namespace hb

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "suite/case_sampler.hpp"
+#include "spec/case_sampler.hpp"
 
 namespace hb {
 

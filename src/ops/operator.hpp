@@ -12,7 +12,7 @@
 #include "ops/problem.hpp"
 #include "ops/values.hpp"
 #include "ops/work_model.hpp"
-#include "suite/case_sampler.hpp"
+#include "spec/case_sampler.hpp"
 
 namespace hb {
 
@@ -47,6 +47,9 @@ class Operator {
     // at a size like 3, e.g. a grid of xyz coordinates): the generator then draws every case
     // non-aligned instead of failing to meet the 40% aligned plan.
     virtual bool can_align() const { return true; }
+    // The version of golden() and same_precision(): part of the key of every cached golden,
+    // so raise it whenever either computes something different.
+    virtual int golden_version() const { return 1; }
 };
 
 // Implements golden and same_precision from one template `compute<T>` in Derived.

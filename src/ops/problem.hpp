@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/tensor.hpp"
-#include "suite/case_spec.hpp"
-#include "suite/proto.hpp"
+#include "spec/case_spec.hpp"
+#include "spec/proto.hpp"
 
 namespace hb {
 
@@ -28,6 +28,10 @@ struct Problem {
     const ArgSpec& input(const std::string& name) const;
     // Error message prefix: "exp case 3: "
     std::string context() const;
+    // Everything that decides the case's inputs and outputs, as exact text (floats in hex):
+    // operator, case id, each input's dtype, shapes and value range, every attribute. Two
+    // problems with the same canonical text are the same case (cache keys).
+    std::string canonical() const;
 };
 
 }  // namespace hb

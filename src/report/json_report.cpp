@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "hap/hardware_source.hpp"
 #include "report/reporter.hpp"
 
 namespace hb {
@@ -11,9 +12,27 @@ namespace {
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 nlohmann::json timing_json(const TimingResult& t) {
-    return {{"samples_us", t.samples_us}, {"count", t.stats.count}, {"median_us", number(t.stats.median)},
+    return {{"source", t.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.source)},
+            {"samples_us", t.samples_us}, {"count", t.stats.count}, {"median_us", number(t.stats.median)},
             {"min_us", number(t.stats.min)}, {"max_us", number(t.stats.max)}, {"mean_us", number(t.stats.mean)},
-            {"stddev_us", number(t.stats.stddev)}, {"relative_iqr", number(t.stats.relative_iqr)}};
+            {"stddev_us", number(t.stats.stddev)}, {"relative_iqr", number(t.stats.relative_iqr)},
+            {"overhead_us", number(t.overhead_us)}, {"warmup_calls", t.warmup_calls},
+            {"stop_reason", t.stop_reason}, {"median_relative_error", number(t.relative_error)},
+            {"timing_unstable", t.unstable}};
+}
+
+nlohmann::json plan_json(const TimingPlan& p) {
+    return {{"warmup", p.warmup},
+            {"stopping_rule", {{"name", "relative_spread"}, {"min_calls", p.stopping.min_calls},
+                               {"max_calls", p.stopping.max_calls}, {"min_time_s", p.stopping.min_time_s},
+                               {"max_time_s", p.stopping.max_time_s}, {"relative_precision", p.stopping.relative_precision}}},
+            {"verified_timed_calls", p.verified_calls},
+            {"slot_pool_bytes", p.slot_pool_bytes},
+            {"null_calls", p.null_calls},
+            {"cache_eviction", "clflushopt of the call's inputs, outputs and workspace before every call"},
+            {"timed_inputs", "fresh values for every timed call, from a secret of the evaluation"},
+            {"clock", "the harness's steady clock around the call's release and completion, minus the median null call"},
+            {"description", p.describe()}};
 }
 
 nlohmann::json case_json(const CaseResult& c) {
@@ -38,7 +57,8 @@ nlohmann::json case_json(const CaseResult& c) {
             {"unit_us", c.unit_us},
             {"score", number(c.score_i)},
             {"speedup", c.speedup > 0 ? number(c.speedup) : nlohmann::json(nullptr)},
-            {"precision", c.gate.is_null() ? nlohmann::json(nullptr) : c.gate},
+            {"precision", c.gate ? to_json(*c.gate) : nlohmann::json(nullptr)},
+            {"golden_source", c.golden_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.golden_source)},
             {"verified_timed_calls", c.verified_timed_calls},
             {"nondeterministic_elements", c.nondeterministic_elements},
             {"candidate_timing", timing_json(c.candidate)},
@@ -77,21 +97,33 @@ nlohmann::json run_to_json(const RunResult& run) {
     }
     auto levels = nlohmann::json::object();
     for (const auto& [level, score] : run.level_scores) levels[std::to_string(level)] = number(score);
-    return {{"schema_version", 1},
+    const auto& ph = run.phases;
+    const auto& caches = run.caches;
+    return {{"schema_version", 2},
             {"hapbench_version", run.hapbench_version},
             {"started_at", run.started_at},
             {"target", run.target},
             {"submission", run.submission},
             {"suite", {{"tasks_dir", run.tasks_dir}, {"profile", run.profile}, {"split", run.split},
-                       {"hidden_seed", run.split == "hidden" ? nlohmann::json(run.hidden_seed) : nlohmann::json(nullptr)},
+                       {"split_id", run.split_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.split_id)},
                        {"eval_seed", run.eval_seed}, {"hash", run.suite_hash}}},
-            {"environment", {{"threads", run.threads}, {"cpus", run.cpus}, {"sandbox", run.sandbox}, {"compiler", run.compiler},
-                             {"hardware", run.hardware}, {"libraries", run.libraries}}},
-            {"timing_plan", run.timing_plan},
-            {"phases_s", {{"build", run.phases.build_s}, {"inputs", run.phases.inputs_s}, {"golden", run.phases.golden_s},
-                          {"candidate", run.phases.candidate_s}, {"baseline", run.phases.baseline_s},
-                          {"verify", run.phases.verify_s}, {"sandbox", run.phases.sandbox_s},
-                          {"total", run.phases.total_s}}},
+            {"environment", {{"threads", run.threads}, {"cpus", run.cpus},
+                             {"sandbox", {{"enabled", run.sandbox.enabled}, {"landlock_abi", run.sandbox.landlock_abi},
+                                          {"landlock_note", run.sandbox.landlock_note}}},
+                             {"compiler", {{"version", run.compiler_version}, {"command", run.compiler_command}}},
+                             {"hardware", run.hardware ? hardware_model_summary(*run.hardware)
+                                                       : nlohmann::json{{"name", "none"}, {"origin", "not used: --no-perf"}}},
+                             {"libraries", run.libraries}}},
+            {"options", {{"no_perf", run.no_perf}, {"two_trial", run.two_trial}, {"live_baseline", run.live_baseline},
+                         {"op_timeout_s", run.op_timeout_s}, {"build_timeout_s", run.build_timeout_s}}},
+            {"timing_plan", plan_json(run.timing_plan)},
+            {"caches", {{"dir", caches.dir}, {"goldens", caches.goldens}, {"baselines", caches.baselines},
+                        {"note", caches.note}, {"goldens_from_cache", caches.goldens_from_cache},
+                        {"goldens_computed", caches.goldens_computed}, {"baselines_from_cache", caches.baselines_from_cache},
+                        {"baselines_measured", caches.baselines_measured}}},
+            {"phases_s", {{"build", ph.build_s}, {"inputs", ph.inputs_s}, {"golden", ph.golden_s},
+                          {"candidate", ph.candidate_s}, {"baseline", ph.baseline_s}, {"verify", ph.verify_s},
+                          {"sandbox", ph.sandbox_s}, {"prepare_calls", ph.prepare_calls_s}, {"total", ph.total_s}}},
             {"total_score", number(run.total_score)},
             {"level_scores", levels},
             {"operators", operators},

@@ -36,8 +36,20 @@ std::string failures_summary(const OperatorResult& op) {
 
 // A --no-perf run times nothing: its s_i are not zeros but absent, and its op scores hold
 // the compile and correctness terms only.
-bool perf_measured(const RunResult& run) {
-    return !(run.timing_plan.is_object() && run.timing_plan.value("no_perf", false));
+bool perf_measured(const RunResult& run) { return !run.no_perf; }
+
+std::string hardware_line(const RunResult& run) {
+    if (!run.hardware) return run.no_perf ? "none (not used: --no-perf)" : "none";
+    return fmt::format("{} ({})", run.hardware->name, peak_origin_name(run.hardware->provenance.origin));
+}
+
+std::string cache_line(const RunResult& run) {
+    const auto& c = run.caches;
+    std::string s = fmt::format("goldens {} from cache, {} computed; baselines {} from cache, {} measured",
+                                c.goldens_from_cache, c.goldens_computed, c.baselines_from_cache, c.baselines_measured);
+    if (!c.note.empty()) s += " (" + c.note + ")";
+    if (run.live_baseline) s += " (--live-baseline)";
+    return s;
 }
 
 double mean_score(const OperatorResult& op) {
@@ -64,7 +76,7 @@ class TableReporter final : public Reporter {
     void write(const RunResult& run, std::ostream& out) const override {
         out << fmt::format("hapbench {}  target {}  split {}  profile {}  threads {}\n", run.hapbench_version, run.target,
                            run.split, run.profile, run.threads);
-        out << fmt::format("hardware model: {} ({})\n\n", run.hardware.value("name", "?"), run.hardware.value("origin", "?"));
+        out << fmt::format("hardware model: {}\n\n", hardware_line(run));
         out << fmt::format("{:<24} {:>3} {:>7} {:>10} {:>9} {:>9}  {}\n", "operator", "lvl", "pass", "mean s_i",
                            "speedup", "op score", "failures");
         for (const auto& op : run.operators) {
@@ -90,9 +102,11 @@ class TableReporter final : public Reporter {
                                    !c.message.empty() ? c.message : (c.audit.empty() ? "" : c.audit.front()));
             }
         out << fmt::format("\nwall time {:.1f} s (build {:.1f}, inputs {:.1f}, golden {:.1f}, candidate {:.1f}, baseline {:.1f}, verify {:.1f}; "
-                           "sandbox and checks {:.1f} of these)\n",
+                           "sandbox and checks {:.1f}, timed-call preparation {:.1f} of these)\n",
                            run.phases.total_s, run.phases.build_s, run.phases.inputs_s, run.phases.golden_s,
-                           run.phases.candidate_s, run.phases.baseline_s, run.phases.verify_s, run.phases.sandbox_s);
+                           run.phases.candidate_s, run.phases.baseline_s, run.phases.verify_s, run.phases.sandbox_s,
+                           run.phases.prepare_calls_s);
+        out << "caches: " << cache_line(run) << "\n";
     }
 };
 
@@ -103,8 +117,9 @@ class MarkdownReporter final : public Reporter {
         out << "# hapbench results\n\n";
         out << fmt::format("- hapbench {}, target `{}`, split `{}`, profile `{}`, {} threads\n", run.hapbench_version,
                            run.target, run.split, run.profile, run.threads);
-        out << fmt::format("- hardware model `{}` ({})\n", run.hardware.value("name", "?"), run.hardware.value("origin", "?"));
-        out << fmt::format("- compiler: `{}`\n", run.compiler.value("command", ""));
+        out << fmt::format("- hardware model {}\n", hardware_line(run));
+        out << fmt::format("- compiler: `{}`\n", run.compiler_command);
+        out << fmt::format("- caches: {}\n", cache_line(run));
         out << fmt::format("- suite hash `{}`\n\n", run.suite_hash.substr(0, 16));
         out << "| operator | level | pass | mean score_i | geomean speedup | op score | failures |\n";
         out << "|---|---:|---:|---:|---:|---:|---|\n";

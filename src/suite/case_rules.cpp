@@ -6,7 +6,7 @@
 #include <set>
 
 #include "ops/operator.hpp"
-#include "suite/case_sampler.hpp"
+#include "spec/case_sampler.hpp"
 
 namespace hb {
 

@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "suite/yaml_util.hpp"
+#include "core/yaml_util.hpp"
 
 namespace hb {
 

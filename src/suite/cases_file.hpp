@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "suite/case_spec.hpp"
-#include "suite/proto.hpp"
+#include "spec/case_spec.hpp"
+#include "spec/proto.hpp"
 
 namespace hb {
 

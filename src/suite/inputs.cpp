@@ -12,77 +12,93 @@ namespace hb {
 
 namespace {
 
+// Elements per independently seeded piece of a tensor: pieces fill in parallel, and the
+// values depend only on the seed, never on the thread count.
+constexpr std::size_t piece_elements = 1 << 16;
+
+// Draws the piece [begin, end) of a float tensor of n elements.
 template <typename Store>
-void fill_float(std::size_t n, const std::optional<ValueRange>& range, DType dtype, Rng& rng, Store store) {
-    const double lo_default = 0, hi_default = 1;
-    double lo = range ? range->lo : lo_default;
-    double hi = range ? range->hi : hi_default;
+void fill_float_piece(std::size_t begin, std::size_t end, std::size_t n, double lo, double hi, DType dtype, Rng& rng,
+                      Store store) {
     const double fmax = dtype_max(dtype);
     if (std::isnan(lo) || std::isnan(hi)) {
-        for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t i = begin; i < end; ++i) {
             const double u = rng.uniform(-1.0, 1.0);
             store(i, rng.uniform01() < 0.5 ? NAN : u);
         }
         return;
     }
     if (std::isinf(lo) || std::isinf(hi)) {
-        for (std::size_t i = 0; i < n; ++i) store(i, rng.uniform(-1.0, 1.0));
         const std::size_t chunk = n / 20;
-        if (std::isinf(lo) && lo < 0)
-            for (std::size_t i = 0; i < std::max<std::size_t>(1, chunk) && i < n; ++i) store(i, -INFINITY);
-        if (std::isinf(hi) && hi > 0)
-            for (std::size_t i = n - chunk; i < n; ++i) store(i, INFINITY);
+        const std::size_t low_end = std::isinf(lo) && lo < 0 ? std::min(n, std::max<std::size_t>(1, chunk)) : 0;
+        const std::size_t high_begin = std::isinf(hi) && hi > 0 ? n - chunk : n;
+        for (std::size_t i = begin; i < end; ++i) {
+            const double u = rng.uniform(-1.0, 1.0);
+            store(i, i < low_end ? -INFINITY : i >= high_begin ? INFINITY : u);
+        }
         return;
     }
     if (lo == hi) {
         const double c = std::clamp(lo, -fmax, fmax);
-        for (std::size_t i = 0; i < n; ++i) store(i, c);
+        for (std::size_t i = begin; i < end; ++i) store(i, c);
         return;
     }
-    for (std::size_t i = 0; i < n; ++i) store(i, std::clamp(rng.uniform(lo, hi), -fmax, fmax));
+    for (std::size_t i = begin; i < end; ++i) store(i, std::clamp(rng.uniform(lo, hi), -fmax, fmax));
+}
+
+void fill_piece(const TensorSpec& spec, void* data, std::size_t begin, std::size_t end,
+                const std::optional<ValueRange>& range, Rng& rng) {
+    const auto n = static_cast<std::size_t>(spec.numel());
+    const DType dtype = spec.dtype;
+    const double lo = range ? range->lo : 0.0, hi = range ? range->hi : 1.0;
+    switch (dtype) {
+        case DType::f16: {
+            auto* p = static_cast<std::uint16_t*>(data);
+            fill_float_piece(begin, end, n, lo, hi, dtype, rng, [p](std::size_t i, double v) { p[i] = f64_to_f16_bits(v); });
+            return;
+        }
+        case DType::bf16: {
+            auto* p = static_cast<std::uint16_t*>(data);
+            fill_float_piece(begin, end, n, lo, hi, dtype, rng, [p](std::size_t i, double v) { p[i] = f64_to_bf16_bits(v); });
+            return;
+        }
+        case DType::f32: {
+            auto* p = static_cast<float*>(data);
+            fill_float_piece(begin, end, n, lo, hi, dtype, rng, [p](std::size_t i, double v) { p[i] = static_cast<float>(v); });
+            return;
+        }
+        case DType::f64: {
+            auto* p = static_cast<double*>(data);
+            fill_float_piece(begin, end, n, lo, hi, dtype, rng, [p](std::size_t i, double v) { p[i] = v; });
+            return;
+        }
+        default: break;
+    }
+    double ilo = range ? range->lo : 0.0, ihi = range ? range->hi : 100.0;
+    if (dtype == DType::boolean) { ilo = std::max(ilo, 0.0); ihi = std::min(ihi, 1.0); }
+    if (std::isnan(ilo) || std::isnan(ihi)) { ilo = 0; ihi = 100; }
+    // int64's maximum, 2^63 - 1, rounds up to 2^63 in a double, which no int64 holds: the
+    // largest double below it is the top of the drawable range.
+    const double top = dtype == DType::i64 ? std::nextafter(dtype_max(dtype), 0.0) : dtype_max(dtype);
+    ilo = std::clamp(std::ceil(ilo), dtype_lowest(dtype), top);
+    ihi = std::clamp(std::floor(ihi), dtype_lowest(dtype), top);
+    if (ihi < ilo) ihi = ilo;
+    const auto a = static_cast<std::int64_t>(ilo), b = static_cast<std::int64_t>(ihi);
+    for (std::size_t i = begin; i < end; ++i) store_element(data, i, dtype, static_cast<double>(rng.uniform_int(a, b)));
 }
 
 }  // namespace
 
 void fill_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_t stream_seed) {
-    Rng rng(stream_seed);
     const auto n = static_cast<std::size_t>(t.numel());
-    const DType dtype = t.spec.dtype;
-    void* data = t.data();
-    switch (dtype) {
-        case DType::f16: {
-            auto* p = static_cast<std::uint16_t*>(data);
-            fill_float(n, range, dtype, rng, [p](std::size_t i, double v) { p[i] = f64_to_f16_bits(v); });
-            return;
-        }
-        case DType::bf16: {
-            auto* p = static_cast<std::uint16_t*>(data);
-            fill_float(n, range, dtype, rng, [p](std::size_t i, double v) { p[i] = f64_to_bf16_bits(v); });
-            return;
-        }
-        case DType::f32: {
-            auto* p = static_cast<float*>(data);
-            fill_float(n, range, dtype, rng, [p](std::size_t i, double v) { p[i] = static_cast<float>(v); });
-            return;
-        }
-        case DType::f64: {
-            auto* p = static_cast<double*>(data);
-            fill_float(n, range, dtype, rng, [p](std::size_t i, double v) { p[i] = v; });
-            return;
-        }
-        default: break;
+    const std::int64_t pieces = static_cast<std::int64_t>((n + piece_elements - 1) / piece_elements);
+#pragma omp parallel for schedule(static) if (pieces > 1)
+    for (std::int64_t piece = 0; piece < pieces; ++piece) {
+        std::uint64_t state = stream_seed ^ (static_cast<std::uint64_t>(piece) * 0xd1342543de82ef95ull);
+        Rng rng(splitmix64(state));
+        const std::size_t begin = static_cast<std::size_t>(piece) * piece_elements;
+        fill_piece(t.spec, t.data(), begin, std::min(n, begin + piece_elements), range, rng);
     }
-    double lo = range ? range->lo : 0.0, hi = range ? range->hi : 100.0;
-    if (dtype == DType::boolean) { lo = std::max(lo, 0.0); hi = std::min(hi, 1.0); }
-    if (std::isnan(lo) || std::isnan(hi)) { lo = 0; hi = 100; }
-    // int64's maximum, 2^63 - 1, rounds up to 2^63 in a double, which no int64 holds: the
-    // largest double below it is the top of the drawable range.
-    const double top = dtype == DType::i64 ? std::nextafter(dtype_max(dtype), 0.0) : dtype_max(dtype);
-    lo = std::clamp(std::ceil(lo), dtype_lowest(dtype), top);
-    hi = std::clamp(std::floor(hi), dtype_lowest(dtype), top);
-    if (hi < lo) hi = lo;
-    const auto ilo = static_cast<std::int64_t>(lo), ihi = static_cast<std::int64_t>(hi);
-    for (std::size_t i = 0; i < n; ++i) store_element(data, i, dtype, static_cast<double>(rng.uniform_int(ilo, ihi)));
 }
 
 std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pages) {
@@ -98,17 +114,24 @@ std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pag
     return args;
 }
 
-std::vector<Arg> generate_inputs(const Problem& problem, const Operator& op, std::uint64_t eval_seed,
-                                 bool guard_pages) {
-    std::vector<Arg> args = allocate_args(problem.inputs, guard_pages);
-    const std::uint32_t seed = case_seed(problem.case_id(), eval_seed);
+std::uint64_t base_input_seed(const Problem& problem, std::uint64_t eval_seed) {
+    return case_seed(problem.case_id(), eval_seed);
+}
+
+void fill_inputs(const Problem& problem, const Operator& op, std::uint64_t seed, std::vector<Arg>& args) {
     int tensor_index = 0;
     for (std::size_t a = 0; a < args.size(); ++a) {
         const auto& range = problem.spec.inputs.at(a).range;
-        for (auto& t : args[a].tensors) fill_tensor(t, range, tensor_stream_seed(seed, tensor_index++, 0));
+        for (auto& t : args[a].tensors) fill_tensor(t, range, input_stream_seed(seed, tensor_index++));
     }
-    Rng hook_rng(tensor_stream_seed(seed, 1 << 12, 0));
+    Rng hook_rng(input_stream_seed(seed, 1 << 12));
     op.fix_inputs(problem, args, hook_rng);
+}
+
+std::vector<Arg> generate_inputs(const Problem& problem, const Operator& op, std::uint64_t eval_seed,
+                                 bool guard_pages) {
+    std::vector<Arg> args = allocate_args(problem.inputs, guard_pages);
+    fill_inputs(problem, op, base_input_seed(problem, eval_seed), args);
     return args;
 }
 

@@ -1,13 +1,18 @@
-// Input generation by methodology section 2, and the rotated copies of timed calls.
+// Input generation by methodology section 2: the base inputs of a case (its correctness
+// calls and golden) and the fresh inputs of every timed call, drawn by the same rules from
+// a seed only the harness knows (measure/fresh_inputs.hpp).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "core/tensor.hpp"
-#include "suite/case_spec.hpp"
+#include "spec/case_spec.hpp"
 
 namespace hb {
+
+// Raised whenever the same seed would draw different inputs (part of every golden's cache key).
+inline constexpr int kInputGeneratorVersion = 2;
 
 struct Problem;
 class Operator;
@@ -20,10 +25,18 @@ class Operator;
 //    [c, c]: constant c. Default range [0, 1].
 //  integers: uniform in [ceil(min), floor(max)] inclusive, clamped to the dtype; default
 //    [0, 100]; bool: 0 or 1.
+// The tensor is drawn in pieces of 65536 elements, each from its own stream (so pieces fill
+// in parallel and the values do not depend on the thread count).
 void fill_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_t stream_seed);
 
-// Every input of a case, generated from case_seed(case_id, eval_seed); tensors are
-// numbered in proto order, list members in order. The operator's fix_inputs hook runs last.
+// The seed of a case's base inputs: case_seed(case_id, eval_seed) (methodology section 2).
+std::uint64_t base_input_seed(const Problem& problem, std::uint64_t eval_seed);
+
+// Fills every input of a case (allocated or borrowed) from `seed`; tensors are numbered in
+// proto order, list members in order. The operator's fix_inputs hook runs last.
+void fill_inputs(const Problem& problem, const Operator& op, std::uint64_t seed, std::vector<Arg>& args);
+
+// Every input of a case, allocated and filled from its base seed.
 std::vector<Arg> generate_inputs(const Problem& problem, const Operator& op, std::uint64_t eval_seed,
                                  bool guard_pages = false);
 

@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "ops/operator.hpp"
-#include "suite/case_sampler.hpp"
+#include "spec/case_sampler.hpp"
 
 namespace hb {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "suite/case_spec.hpp"
-#include "suite/profile.hpp"
-#include "suite/proto.hpp"
+#include "spec/case_spec.hpp"
+#include "spec/profile.hpp"
+#include "spec/proto.hpp"
 
 namespace hb {
 

@@ -1,17 +1,18 @@
 // The interface every target (cpu now; cuda and ascend later) implements: build a
-// submission's operator file, and run cases of it in an isolated process. Core code talks
-// to targets only through this header.
+// submission's operator file, and run single calls of it in an isolated process that the
+// harness times from outside. Everything above the target (measure, eval) talks to it only
+// through this header: the target owns the clock of a call (the harness's own, around the
+// call's release and its completion) and the checks that the process the kernel runs in
+// went idle when the call said it was done; the caller owns what is in the buffers.
 #pragma once
 
 #include <chrono>
-#include <functional>
+#include <cstdint>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "core/tensor.hpp"
-#include "measure/timing_plan.hpp"
 #include "ops/problem.hpp"
 
 namespace hb {
@@ -32,62 +33,67 @@ struct BuildResult {
 };
 
 enum class RunOutcome {
-    ok, kernel_error, crash, timeout, out_of_bounds, input_mutation, load_error,
-    async_work, sandbox_violation, resource_limit
+    ok, kernel_error, crash, timeout, out_of_bounds, input_mutation, load_error, async_work, sandbox_violation,
+    resource_limit
 };
 
-struct UnwrittenReport {
-    std::string output;
-    int tensor_index = 0;
-    std::int64_t count = 0;
-    std::int64_t first_index = -1;
-};
-
-struct KeptOutputs {
-    int variant = 0;  // the timed call whose inputs were variant k of the base inputs
-    std::vector<Arg> outputs;
-};
-
-struct CaseRun {
-    RunOutcome outcome = RunOutcome::ok;
-    std::string message;                 // what went wrong, for the report
-    std::vector<Arg> outputs;            // from the first correctness call
-    std::vector<UnwrittenReport> unwritten;
-    std::int64_t nondeterministic_elements = 0;  // elements differing between the two calls
-    // Per output: the largest difference between the two correctness calls, relative to
-    // max(1, |a|, |b|) (infinite where only one is NaN; integers: absolute).
-    std::vector<std::pair<std::string, double>> max_call_difference;
-    std::vector<double> samples_us;      // timed calls, in order
-    std::vector<KeptOutputs> kept;       // outputs of the verified timed calls
-    double first_call_us = 0;
-    double sandbox_us = 0;  // the worker's sandbox work for this case (set-up, fingerprints, pauses)
+// The buffers of a loaded case as the harness sees them: `slots` copies of the inputs (a
+// call names the slot it reads), the outputs and the workspace the kernel asked for.
+struct CaseBuffers {
+    std::vector<std::vector<ArgView>> input_slots;
+    std::vector<ArgView> outputs;
+    char* workspace = nullptr;
     std::uint64_t workspace_bytes = 0;
 };
 
-struct RunRequest {
-    bool time = true;
-    TimingPlan plan;
-    // Called once the worker knows how many timed calls it makes; returns which of them
-    // (1-based) have their outputs kept for verification. Decided after the kernel runs.
-    std::function<std::set<int>(int repeat)> choose_verified;
+struct CallResult {
+    RunOutcome outcome = RunOutcome::ok;
+    std::string message;  // what went wrong, for the report
+    int rc = 0;           // the kernel's return code (outcome kernel_error when non-zero)
+    // The harness's clock from releasing the call to seeing it done, in ns. It includes
+    // the doorbell's round trip, which null calls measure.
+    double window_ns = 0;
+    // Per output argument, what a variable-length output reported (-1: nothing).
+    std::vector<std::int64_t> written_lengths;
+    double worker_call_ns = 0;  // the worker's own measure: diagnostic, never trusted
 };
+
+// Facts about a session's isolation, for the results.
+struct SessionFacts {
+    bool sandboxed = false;
+    int landlock_abi = 0;  // 0: files were not confined (see landlock_note)
+    std::string landlock_note;
+    int workers_started = 0;
+    double setup_ns_total = 0;  // sandbox set-up in the workers, summed
+};
+
+enum class CallCheck { quick, thorough };
 
 class KernelSession {
   public:
     virtual ~KernelSession() = default;
-    virtual CaseRun run_case(const Problem& problem, const std::vector<Arg>& inputs, const RunRequest& request,
-                             Clock::time_point deadline) = 0;
-    // Freeze the session's process while another one is measured (a kernel's leftover
-    // threads must not slow the baseline), and let it go on.
-    virtual void suspend() {}
-    virtual void resume() {}
+    // Loads a case with `input_slots` copies of its inputs: the worker describes the call,
+    // asks the kernel for its workspace and maps the buffers. The outcome says why not.
+    virtual CallResult load_case(const Problem& problem, int input_slots, Clock::time_point deadline) = 0;
+    virtual const CaseBuffers& buffers() const = 0;
+    // One call on input slot `slot`, timed by the harness, then checked: the worker must be
+    // idle and the outputs unchanged a moment after it said it was done, and idle between
+    // calls (outcome async_work otherwise). Guard pages are checked too (out_of_bounds).
+    // `thorough` watches longer and compares every output byte (correctness calls);
+    // `quick` samples bytes for a moment (timed calls).
+    virtual CallResult call(int slot, Clock::time_point deadline, CallCheck check) = 0;
+    // `count` round trips of a call that does nothing (the doorbell's own cost), in ns.
+    virtual std::vector<double> null_calls(int count, Clock::time_point deadline) = 0;
+    // Ends the worker; the next load_case starts a fresh one.
+    virtual void close() = 0;
+    virtual SessionFacts facts() const = 0;
 };
 
 struct SessionOptions {
     int threads = 1;
     std::vector<int> cpus;      // cores the worker is pinned to
     std::string log_path;       // worker stdout/stderr
-    bool sandbox = true;        // seccomp filter and capability drop (candidates; baselines are trusted)
+    bool sandbox = true;        // seccomp, Landlock and capability drop (candidates; baselines are trusted)
     std::uint64_t memory_limit_bytes = 0;  // address-space limit of the worker (0: none)
     double cpu_limit_s = 0;     // CPU-time limit of the worker (0: none)
 };
@@ -101,6 +107,10 @@ class Target {
     virtual std::string hardware_kind() const = 0;
     // Compiler and flags as recorded in results.
     virtual std::string build_description() const = 0;
+    virtual std::string compiler_version() const = 0;
+    // Whether a sandboxed session keeps every file hapbench writes (caches, results) out of
+    // the kernel's reach on this machine; the answer-key caches are used only then.
+    virtual bool confines_files() const = 0;
     virtual BuildResult build(const std::string& op, const std::string& source_path, const std::string& out_dir,
                               double timeout_s) const = 0;
     virtual std::unique_ptr<KernelSession> open_session(const std::string& op, const std::string& library_path,

@@ -75,8 +75,17 @@ TEST(HiddenSplit, EvaluatesGeneratedCasesOfTheSameOperator) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto run = r.json();
     EXPECT_EQ(run.at("suite").at("split"), "hidden");
-    EXPECT_EQ(run.at("suite").at("hidden_seed"), 77);
+    // The seed itself never reaches a results file (the scored agent may read it): a keyed
+    // hash identifies the split, the same for the same seed, different for another.
+    EXPECT_EQ(r.out.find("hidden_seed"), std::string::npos);
+    const std::string id = run.at("suite").at("split_id");
+    EXPECT_EQ(id.size(), 32u);
     EXPECT_EQ(run.at("cases").size(), 6u);
+    const auto again = run_hapbench(std::string("eval --no-perf --submission ") + HB_SOURCE_DIR +
+                                    "/examples/cpu/reference --op sigmoid --split hidden --hidden-seed 78 --hidden-count 6 "
+                                    "--case 1 --format json");
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.json().at("suite").at("split_id"), id);
 }
 
 }  // namespace

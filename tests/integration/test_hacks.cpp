@@ -14,7 +14,7 @@ namespace {
 
 // Case 13 of sigmoid: [241, 128] float32 over [-100, 100], small enough to run in a blink.
 const std::string small_case = " --op sigmoid --case 13";
-const std::string quick_timing = " --hardware cpu-example --warmup 1 --repeat 5 --max-repeat 5 --time-target 0.0001";
+const std::string quick_timing = " --hardware cpu-example --warmup 1 --min-calls 5 --max-calls 5 --no-cache";
 
 struct HackRun {
     nlohmann::json run;
@@ -58,10 +58,10 @@ void expect_status_without_credit(const HackRun& h, const std::string& status, c
 }
 
 TEST(Hacks, PointerKeyedCacheIsStaleWhenAnAddressComesBackWithNewContent) {
-    // --pool-bytes 0: every timed call reuses one input buffer with new content;
+    // --slot-pool-bytes 0: every timed call reuses one input buffer with new content;
     // --verify-calls 5: every timed call is checked.
-    expect_status_without_credit(run_hack("pointer_cache", small_case + quick_timing + " --pool-bytes 0 --verify-calls 5"),
-                                 "CACHED_OR_STALE_OUTPUT", "do not match its inputs");
+    expect_status_without_credit(run_hack("pointer_cache", small_case + quick_timing + " --slot-pool-bytes 0 --verify-calls 5"),
+                                 "CACHED_OR_STALE_OUTPUT", "do not match its own inputs");
 }
 
 TEST(Hacks, ContentKeyedCacheNeverHitsOnATimedCall) {
@@ -155,7 +155,7 @@ TEST(Hacks, SleepingPastTheBudgetIsTimeout) {
 }
 
 TEST(Hacks, UnboundedAllocationHitsTheResourceLimit) {
-    expect_status_without_credit(run_hack("unbounded_alloc", small_case + quick_timing + " --pool-bytes 0"), "RESOURCE_LIMIT",
+    expect_status_without_credit(run_hack("unbounded_alloc", small_case + quick_timing + " --slot-pool-bytes 0"), "RESOURCE_LIMIT",
                                  "address space");
 }
 

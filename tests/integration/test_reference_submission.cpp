@@ -15,7 +15,7 @@ class ReferenceSubmission : public ::testing::Test {
         const std::string submission = std::string("eval --submission ") + HB_SOURCE_DIR + "/examples/cpu/reference";
         correctness_ = new nlohmann::json(run_hapbench(submission + " --no-perf --format json").json());
         run_ = new nlohmann::json(run_hapbench(submission + " --op exp --op softmax --op gather --hardware cpu-example"
-                                                            " --warmup 1 --repeat 1 --max-repeat 2 --time-target 0.001 --format json")
+                                                            " --warmup 1 --min-calls 1 --max-calls 2 --format json")
                                       .json());
     }
     static void TearDownTestSuite() {

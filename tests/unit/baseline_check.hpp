@@ -23,7 +23,7 @@
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
 #include "suite/inputs.hpp"
-#include "suite/proto.hpp"
+#include "spec/proto.hpp"
 #include "verify/thresholds.hpp"
 
 namespace hb::test {

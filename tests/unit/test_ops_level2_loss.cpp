@@ -10,10 +10,10 @@
 #include "core/error.hpp"
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
-#include "suite/case_sampler.hpp"
+#include "spec/case_sampler.hpp"
 #include "suite/inputs.hpp"
-#include "suite/profile.hpp"
-#include "suite/proto.hpp"
+#include "spec/profile.hpp"
+#include "spec/proto.hpp"
 #include "suite/split.hpp"
 
 namespace hb {

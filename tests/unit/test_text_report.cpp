@@ -16,9 +16,8 @@ RunResult one_case_run(bool no_perf) {
     run.split = "public";
     run.profile = "cpu";
     run.threads = 1;
-    run.timing_plan = {{"no_perf", no_perf}};
-    run.hardware = {{"name", "m"}, {"origin", "test"}};
-    run.compiler = {{"command", "g++"}};
+    run.no_perf = no_perf;
+    run.compiler_command = "g++";
     OperatorResult op;
     op.op = "gcd";
     op.level = 2;

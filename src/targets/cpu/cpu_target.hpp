@@ -10,6 +10,8 @@ class CpuTarget final : public Target {
     std::string name() const override { return "cpu"; }
     std::string hardware_kind() const override { return "cpu"; }
     std::string build_description() const override;
+    std::string compiler_version() const override;
+    bool confines_files() const override;
     BuildResult build(const std::string& op, const std::string& source_path, const std::string& out_dir,
                       double timeout_s) const override;
     std::unique_ptr<KernelSession> open_session(const std::string& op, const std::string& library_path,

@@ -8,59 +8,6 @@
 
 namespace hb::protocol {
 
-CaseLayout make_layout(const std::vector<ArgSpec>& inputs, const std::vector<ArgSpec>& outputs) {
-    CaseLayout layout;
-    std::size_t offset = 0;
-    auto place = [&](const std::vector<ArgSpec>& specs, std::vector<ArgLayout>& out) {
-        for (const auto& s : specs) {
-            ArgLayout a{s.name, s.is_list, s.present, {}};
-            for (const auto& t : s.tensors) {
-                a.tensors.push_back({t, offset});
-                offset += (t.bytes() + 63) / 64 * 64;
-            }
-            out.push_back(std::move(a));
-        }
-    };
-    place(inputs, layout.inputs);
-    place(outputs, layout.outputs);
-    layout.total_bytes = std::max<std::size_t>(offset, 64);
-    return layout;
-}
-
-namespace {
-nlohmann::json args_to_json(const std::vector<ArgLayout>& args) {
-    auto arr = nlohmann::json::array();
-    for (const auto& a : args) {
-        auto tensors = nlohmann::json::array();
-        for (const auto& t : a.tensors)
-            tensors.push_back({{"dtype", static_cast<int>(t.spec.dtype)}, {"shape", t.spec.shape}, {"offset", t.offset}});
-        arr.push_back({{"name", a.name}, {"is_list", a.is_list}, {"present", a.present}, {"tensors", tensors}});
-    }
-    return arr;
-}
-std::vector<ArgLayout> args_from_json(const nlohmann::json& arr) {
-    std::vector<ArgLayout> out;
-    for (const auto& a : arr) {
-        ArgLayout l{a.at("name").get<std::string>(), a.at("is_list").get<bool>(), a.at("present").get<bool>(), {}};
-        for (const auto& t : a.at("tensors"))
-            l.tensors.push_back({TensorSpec{static_cast<DType>(t.at("dtype").get<int>()), t.at("shape").get<Shape>()},
-                                 t.at("offset").get<std::size_t>()});
-        out.push_back(std::move(l));
-    }
-    return out;
-}
-}  // namespace
-
-nlohmann::json to_json(const CaseLayout& layout) {
-    return {{"inputs", args_to_json(layout.inputs)}, {"outputs", args_to_json(layout.outputs)},
-            {"total_bytes", layout.total_bytes}};
-}
-
-CaseLayout layout_from_json(const nlohmann::json& j) {
-    return CaseLayout{args_from_json(j.at("inputs")), args_from_json(j.at("outputs")),
-                      j.at("total_bytes").get<std::size_t>()};
-}
-
 nlohmann::json attrs_to_json(const AttrMap& attrs) {
     auto obj = nlohmann::json::object();
     for (const auto& [name, v] : attrs) {
@@ -134,6 +81,11 @@ std::optional<std::string> LineReader::read_line(int timeout_ms, bool& timed_out
         if (newline != std::string::npos) {
             std::string line = buffer_.substr(0, newline);
             buffer_.erase(0, newline + 1);
+            return line;
+        }
+        if (buffer_.size() > max_line_bytes) {
+            std::string line = buffer_.substr(0, max_line_bytes);
+            buffer_.clear();
             return line;
         }
         if (timeout_ms >= 0) {

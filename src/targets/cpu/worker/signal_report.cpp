@@ -10,7 +10,7 @@
 #include <new>
 #include <vector>
 
-#include "targets/cpu/protocol.hpp"
+#include "targets/cpu/control_page.hpp"
 
 namespace hb::worker {
 
@@ -22,7 +22,7 @@ struct WatchedRange {
     char what[96];
     char kind[24];
 };
-constexpr int max_watched = 256;
+constexpr int max_watched = 4096;
 WatchedRange watched[max_watched];
 volatile int watched_count = 0;
 
@@ -48,7 +48,7 @@ void append_number(char*& p, const char* end, long value) {
 
 [[noreturn]] void send_and_exit(char* message, char* p, int code) {
     *p++ = '\n';
-    ssize_t ignored = ::write(protocol::event_fd, message, static_cast<std::size_t>(p - message));
+    ssize_t ignored = ::write(cpu::event_fd, message, static_cast<std::size_t>(p - message));
     (void)ignored;
     _exit(code);
 }

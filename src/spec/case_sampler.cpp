@@ -1,4 +1,4 @@
-#include "suite/case_sampler.hpp"
+#include "spec/case_sampler.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "suite/proto.hpp"
+#include "spec/proto.hpp"
 
-#include "suite/yaml_util.hpp"
+#include "core/yaml_util.hpp"
 
 namespace hb {
 

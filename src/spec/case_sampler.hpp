@@ -9,8 +9,8 @@
 #include "core/dtype.hpp"
 #include "core/rng.hpp"
 #include "core/shape.hpp"
-#include "suite/case_spec.hpp"
-#include "suite/profile.hpp"
+#include "spec/case_spec.hpp"
+#include "spec/profile.hpp"
 
 namespace hb {
 

@@ -1,6 +1,6 @@
-#include "suite/case_spec.hpp"
+#include "spec/case_spec.hpp"
 
-#include "suite/attr.hpp"
+#include "core/attr.hpp"
 
 namespace hb {
 

@@ -1,4 +1,4 @@
-#include "suite/profile.hpp"
+#include "spec/profile.hpp"
 
 #include "core/error.hpp"
 

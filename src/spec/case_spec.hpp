@@ -8,7 +8,7 @@
 
 #include "core/dtype.hpp"
 #include "core/shape.hpp"
-#include "suite/attr.hpp"
+#include "core/attr.hpp"
 
 namespace hb {
 

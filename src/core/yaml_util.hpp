@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "suite/attr.hpp"
+#include "core/attr.hpp"
 
 namespace hb {
 

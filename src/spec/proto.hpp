@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
-#include "suite/attr.hpp"
+#include "core/attr.hpp"
 
 namespace hb {
 

@@ -1,4 +1,4 @@
-#include "suite/yaml_util.hpp"
+#include "core/yaml_util.hpp"
 
 #include <cmath>
 #include <fstream>

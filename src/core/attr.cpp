@@ -1,4 +1,4 @@
-#include "suite/attr.hpp"
+#include "core/attr.hpp"
 
 #include <cmath>
 #include <sstream>

@@ -1,0 +1,129 @@
+#include "eval/baseline_timing.hpp"
+
+#include <ctime>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/cache_dir.hpp"
+#include "core/sha256.hpp"
+#include "eval/judge_candidate.hpp"
+#include "hap/hardware_model.hpp"
+#include "measure/cold_measure.hpp"
+
+namespace hb {
+
+namespace {
+
+nlohmann::json timing_to_json(const TimingResult& t) {
+    return {{"samples_us", t.samples_us}, {"overhead_us", t.overhead_us}, {"warmup_calls", t.warmup_calls},
+            {"stop_reason", t.stop_reason}, {"relative_error", t.relative_error}, {"unstable", t.unstable}};
+}
+
+TimingResult timing_from_json(const nlohmann::json& j) {
+    TimingResult t;
+    t.samples_us = j.at("samples_us").get<std::vector<double>>();
+    t.stats = summarize(t.samples_us);
+    t.overhead_us = j.at("overhead_us");
+    t.warmup_calls = j.at("warmup_calls");
+    t.stop_reason = j.at("stop_reason");
+    t.relative_error = j.at("relative_error");
+    t.unstable = j.at("unstable");
+    return t;
+}
+
+std::string file_hash(const std::string& path) {
+    const auto bytes = read_file(path);
+    return bytes ? sha256_hex(*bytes) : "";
+}
+
+}  // namespace
+
+std::string hardware_fingerprint(const HardwareModel& model) { return sha256_hex(to_yaml(model)); }
+
+BaselineTimings::BaselineTimings(const Target& target, std::string op, std::string baseline_library, SessionOptions options,
+                                 TimingPlan plan, std::string hardware_fingerprint, std::string cache_dir, bool refresh)
+    : target_(target), op_(std::move(op)), library_(std::move(baseline_library)), options_(std::move(options)),
+      plan_(std::move(plan)), hardware_fingerprint_(std::move(hardware_fingerprint)), cache_dir_(std::move(cache_dir)),
+      refresh_(refresh), library_hash_(file_hash(library_)) {}
+
+BaselineTimings::~BaselineTimings() = default;
+
+void BaselineTimings::close() { session_.reset(); }
+
+std::string BaselineTimings::key(const PreparedCase& prepared) const {
+    return sha256_hex(fmt::format("hapbench baseline timing 1\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
+                                  hardware_fingerprint_, options_.threads, library_hash_, plan_.describe(),
+                                  prepared.input_seed(), prepared.problem().canonical()));
+}
+
+std::optional<BaselineMeasurement> BaselineTimings::cached(const PreparedCase& prepared) const {
+    if (cache_dir_.empty() || refresh_ || !available()) return std::nullopt;
+    const auto text = read_file(cache_dir_ + "/" + key(prepared) + ".json");
+    if (!text) return std::nullopt;
+    try {
+        const auto j = nlohmann::json::parse(*text);
+        BaselineMeasurement m{timing_from_json(j.at("timing")), j.at("status")};
+        m.timing.source = "cache";
+        return m;
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;  // a damaged entry is measured again and replaced
+    }
+}
+
+BaselineMeasurement BaselineTimings::measure(const PreparedCase& prepared, const TimedInputSeeds& seeds,
+                                             std::mt19937_64& rng, Clock::time_point deadline) {
+    BaselineMeasurement m;
+    if (!session_) session_ = target_.open_session(op_, library_, options_);
+    const Problem& problem = prepared.problem();
+    std::uint64_t input_bytes = 0;
+    for (const auto& a : problem.inputs)
+        for (const auto& t : a.tensors) input_bytes += t.bytes();
+    const CallResult loaded = session_->load_case(problem, plan_.slots_for(input_bytes), deadline);
+    if (loaded.outcome != RunOutcome::ok) {
+        m.status = "failed: " + loaded.message;
+        session_.reset();
+        return m;
+    }
+    // One correctness call: a baseline that computes something else is reported, not hidden.
+    const CaseBuffers& buffers = session_->buffers();
+    write_inputs(buffers, 0, prepared.inputs());
+    prepare_call_buffers(buffers, 0, 0xff);
+    const CallResult first = session_->call(0, deadline, CallCheck::thorough);
+    if (first.outcome != RunOutcome::ok) {
+        m.status = "failed: " + first.message;
+        session_.reset();
+        return m;
+    }
+    const GateResult gate = prepared.judge(copy_args(buffers.outputs));
+    TimingPlan plan = plan_;
+    plan.verified_calls = 0;  // hapbench's own kernel: its outputs are judged once, above
+    const ColdMeasurement cold = measure_cold(*session_, problem, prepared.op(), plan, seeds, rng, deadline);
+    if (cold.outcome != RunOutcome::ok) {
+        m.status = "failed: " + cold.message;
+        session_.reset();
+        return m;
+    }
+    for (double ns : cold.samples_ns) m.timing.samples_us.push_back(ns / 1e3);
+    m.timing.stats = summarize(m.timing.samples_us);
+    m.timing.overhead_us = cold.overhead_ns / 1e3;
+    m.timing.warmup_calls = cold.warmup_calls;
+    m.timing.stop_reason = cold.stop.reason;
+    m.timing.relative_error = cold.stop.relative_error;
+    m.timing.unstable = !cold.stop.target_met;
+    m.timing.source = "measured";
+    m.status = gate.passed ? "measured" : "measured; its outputs fail the gate: " + gate.reason;
+    if (!cache_dir_.empty() && available()) {
+        char when[32];
+        const std::time_t t = std::time(nullptr);
+        std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+        write_file_atomically(cache_dir_ + "/" + key(prepared) + ".json",
+                              nlohmann::json{{"op", op_}, {"case_id", problem.case_id()}, {"measured_at", when},
+                                             {"timing", timing_to_json(m.timing)}, {"status", m.status}}
+                                  .dump());
+    }
+    return m;
+}
+
+}  // namespace hb

@@ -1,0 +1,100 @@
+#include "eval/prepare_case.hpp"
+
+#include "core/error.hpp"
+#include "suite/inputs.hpp"
+
+namespace hb {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+ValueArgs<double> compute(const Operator& op, const Problem& problem, const ValueArgs<double>& inputs, bool golden) {
+    ValueArgs<double> out = values_for_specs<double>(problem.outputs);
+    if (golden) op.golden(problem, inputs, out);
+    else op.same_precision(problem, inputs, out);
+    return out;
+}
+
+// The gate with the same-precision reference made only when a failing output's fallback
+// needs it (the gate says so by refusing to run the fallback without one).
+GateResult gate_with_lazy_reference(const Problem& problem, const ValueArgs<double>& candidate,
+                                    const ValueArgs<double>& golden, const std::function<const ValueArgs<double>&()>& same_precision,
+                                    const std::function<const ValueArgs<double>&()>& inputs) {
+    const ValueArgs<double> none = [&] {
+        ValueArgs<double> empty = values_for_specs<double>(problem.outputs);
+        for (auto& a : empty)
+            for (auto& t : a.tensors) t.v.clear();
+        return empty;
+    }();
+    try {
+        return run_precision_gate(problem, candidate, golden, none, inputs());
+    } catch (const Error& e) {
+        if (e.code() != ExitCode::internal) throw;
+    }
+    return run_precision_gate(problem, candidate, golden, same_precision(), inputs());
+}
+
+}  // namespace
+
+PreparedCase::PreparedCase(const Operator& op, Problem problem, std::uint64_t eval_seed, const GoldenCache* cache,
+                           PhaseTimes& phases)
+    : op_(op), problem_(std::move(problem)), input_seed_(base_input_seed(problem_, eval_seed)), cache_(cache) {
+    auto t = std::chrono::steady_clock::now();
+    inputs_ = allocate_args(problem_.inputs, false);
+    fill_inputs(problem_, op_, input_seed_, inputs_);
+    phases.inputs_s += seconds_since(t);
+
+    t = std::chrono::steady_clock::now();
+    const std::string key = cache_ ? GoldenCache::key(op_, problem_, input_seed_, "golden") : "";
+    if (cache_)
+        if (auto cached = cache_->load(key, problem_)) {
+            golden_ = std::move(*cached);
+            golden_source_ = "cache";
+        }
+    if (golden_source_.empty()) {
+        golden_ = compute(op_, problem_, input_values(), true);
+        golden_source_ = "computed";
+        if (cache_) cache_->store(key, golden_);
+    }
+    phases.golden_s += seconds_since(t);
+}
+
+const ValueArgs<double>& PreparedCase::input_values() const {
+    if (!input_values_) input_values_ = values_from_args(inputs_);
+    return *input_values_;
+}
+
+const ValueArgs<double>& PreparedCase::same_precision() const {
+    if (same_precision_) return *same_precision_;
+    const std::string key = cache_ ? GoldenCache::key(op_, problem_, input_seed_, "same_precision") : "";
+    if (cache_)
+        if (auto cached = cache_->load(key, problem_)) return *(same_precision_ = std::move(*cached));
+    same_precision_ = compute(op_, problem_, input_values(), false);
+    if (cache_) cache_->store(key, *same_precision_);
+    return *same_precision_;
+}
+
+GateResult PreparedCase::judge(const std::vector<Arg>& candidate) const {
+    return gate_with_lazy_reference(problem_, values_from_args(candidate), golden_,
+                                    [this]() -> const ValueArgs<double>& { return same_precision(); },
+                                    [this]() -> const ValueArgs<double>& { return input_values(); });
+}
+
+GateResult judge_against_inputs(const Operator& op, const Problem& problem, const std::vector<Arg>& inputs,
+                                const std::vector<Arg>& candidate) {
+    const ValueArgs<double> input_values = values_from_args(inputs);
+    const ValueArgs<double> golden = compute(op, problem, input_values, true);
+    std::optional<ValueArgs<double>> same_precision;
+    return gate_with_lazy_reference(
+        problem, values_from_args(candidate), golden,
+        [&]() -> const ValueArgs<double>& {
+            if (!same_precision) same_precision = compute(op, problem, input_values, false);
+            return *same_precision;
+        },
+        [&]() -> const ValueArgs<double>& { return input_values; });
+}
+
+}  // namespace hb

@@ -1,0 +1,55 @@
+// Stage 1 of a case: its base inputs and the references its outputs are judged against
+// (the fp64 golden, and the same-precision reference when the gate's fallback asks for it),
+// taken from the golden cache when it holds them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/golden_cache.hpp"
+#include "eval/results.hpp"
+#include "ops/operator.hpp"
+#include "verify/precision_gate.hpp"
+
+namespace hb {
+
+class PreparedCase {
+  public:
+    // Generates the base inputs; the golden comes from `cache` when it has it (cache may be null).
+    PreparedCase(const Operator& op, Problem problem, std::uint64_t eval_seed, const GoldenCache* cache,
+                 PhaseTimes& phases);
+
+    const Problem& problem() const { return problem_; }
+    const Operator& op() const { return op_; }
+    const std::vector<Arg>& inputs() const { return inputs_; }
+    std::uint64_t input_seed() const { return input_seed_; }
+    const ValueArgs<double>& golden() const { return golden_; }
+    const std::string& golden_source() const { return golden_source_; }
+    // fp64 values of the base inputs (index-gather checks read them); made on first use.
+    const ValueArgs<double>& input_values() const;
+    // The same-precision reference, computed (or read from the cache) on first use.
+    const ValueArgs<double>& same_precision() const;
+
+    // The gate on `candidate` outputs of the base inputs.
+    GateResult judge(const std::vector<Arg>& candidate) const;
+
+  private:
+    const Operator& op_;
+    Problem problem_;
+    std::uint64_t input_seed_;
+    const GoldenCache* cache_;
+    std::vector<Arg> inputs_;
+    ValueArgs<double> golden_;
+    std::string golden_source_;
+    mutable std::optional<ValueArgs<double>> input_values_;
+    mutable std::optional<ValueArgs<double>> same_precision_;
+};
+
+// The gate on `candidate` against references computed from `inputs` (a verified timed
+// call's own inputs), with the same-precision reference only when the fallback needs it.
+GateResult judge_against_inputs(const Operator& op, const Problem& problem, const std::vector<Arg>& inputs,
+                                const std::vector<Arg>& candidate);
+
+}  // namespace hb

@@ -1,0 +1,104 @@
+#include "measure/cold_measure.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "measure/cache_flush.hpp"
+
+namespace hb {
+
+namespace {
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+void prepare_call_buffers(const CaseBuffers& buffers, int slot, unsigned char poison) {
+    for (const auto& a : buffers.outputs)
+        for (const auto& t : a.tensors) {
+            std::memset(t.data, poison, t.bytes());
+            flush_range(t.data, t.bytes());
+        }
+    if (buffers.workspace_bytes) {
+        std::memset(buffers.workspace, poison, buffers.workspace_bytes);
+        flush_range(buffers.workspace, buffers.workspace_bytes);
+    }
+    for (const auto& a : buffers.input_slots.at(static_cast<std::size_t>(slot)))
+        for (const auto& t : a.tensors) flush_range(t.data, t.bytes());
+    flush_fence();
+}
+
+ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, const Operator& op, const TimingPlan& plan,
+                             const TimedInputSeeds& seeds, std::mt19937_64& choice_rng, Clock::time_point deadline) {
+    ColdMeasurement m;
+    const CaseBuffers& buffers = session.buffers();
+    const int slots = static_cast<int>(buffers.input_slots.size());
+    auto failed = [&](const CallResult& r, const std::string& which) {
+        m.outcome = r.outcome;
+        m.message = which + ": " + r.message;
+    };
+
+    const std::vector<double> null_windows = session.null_calls(plan.null_calls, deadline);
+    m.overhead_ns = median(null_windows);
+
+    for (int w = 0; w < plan.warmup; ++w) {
+        const auto t = Clock::now();
+        prepare_call_buffers(buffers, 0, 0xff);
+        m.prepare_s += seconds_since(t);
+        const CallResult r = session.call(0, deadline, CallCheck::quick);
+        if (r.outcome != RunOutcome::ok) {
+            failed(r, "warmup call " + std::to_string(w + 1));
+            return m;
+        }
+        ++m.warmup_calls;
+    }
+
+    const RelativeSpreadRule rule(plan.stopping);
+    const int verified = std::max(0, plan.verified_calls);
+    for (int k = 1;; ++k) {
+        const int slot = slots > 1 ? 1 + (k - 1) % (slots - 1) : 0;
+        const std::uint64_t seed = seeds.seed(problem, k);
+        auto t = Clock::now();
+        std::vector<Arg> inputs = borrow_args(buffers.input_slots[static_cast<std::size_t>(slot)]);
+        fill_timed_inputs(problem, op, seed, inputs);
+        prepare_call_buffers(buffers, slot, 0xff);
+        m.prepare_s += seconds_since(t);
+
+        const CallResult r = session.call(slot, deadline, CallCheck::quick);
+        if (r.outcome != RunOutcome::ok) {
+            failed(r, "timed call " + std::to_string(k));
+            return m;
+        }
+        m.windows_ns.push_back(r.window_ns);
+        m.samples_ns.push_back(std::max(0.0, r.window_ns - m.overhead_ns));
+
+        // Reservoir sampling: after k calls each has been kept with probability verified / k.
+        int keep_at = -1;
+        if (static_cast<int>(m.kept.size()) < verified) keep_at = static_cast<int>(m.kept.size());
+        else if (verified > 0) {
+            const int j = std::uniform_int_distribution<int>(0, k - 1)(choice_rng);
+            if (j < verified) keep_at = j;
+        }
+        if (keep_at >= 0) {
+            KeptCall kept{k, seed, copy_args(buffers.outputs), r.written_lengths};
+            if (keep_at == static_cast<int>(m.kept.size())) m.kept.push_back(std::move(kept));
+            else m.kept[static_cast<std::size_t>(keep_at)] = std::move(kept);
+        }
+        m.stop = rule.check(m.samples_ns);
+        if (m.stop.stop) break;
+        if (Clock::now() >= deadline) {
+            m.stop.stop = true;
+            m.stop.reason = "time_budget";
+            break;
+        }
+    }
+    return m;
+}
+
+}  // namespace hb

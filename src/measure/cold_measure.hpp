@@ -1,0 +1,49 @@
+// Cold timing of one loaded case (methodology section 4), the one place where timed calls
+// are made: the doorbell's own round trip measured by null calls, warmup calls on the base
+// inputs, then timed calls until the stopping rule is satisfied. Before every call the
+// harness, through its own mapping of the worker's buffers, writes the call's inputs (fresh
+// ones for timed calls, fresh_inputs.hpp), poisons the outputs and the workspace, and evicts
+// all of them from every cache level (cache_flush.hpp). A few timed calls, chosen at random
+// after each returns (a reservoir sample, so the kernel cannot know which), have their
+// outputs kept for the caller to verify against the golden of their own inputs.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "measure/fresh_inputs.hpp"
+#include "measure/stopping_rule.hpp"
+#include "measure/timing_plan.hpp"
+#include "targets/target.hpp"
+
+namespace hb {
+
+struct KeptCall {
+    int call = 0;             // 1-based timed call
+    std::uint64_t seed = 0;   // its inputs' seed
+    std::vector<Arg> outputs;
+    std::vector<std::int64_t> written_lengths;
+};
+
+struct ColdMeasurement {
+    RunOutcome outcome = RunOutcome::ok;  // a call failed: which and why in message
+    std::string message;
+    std::vector<double> samples_ns;  // timed windows minus the doorbell overhead, in call order
+    std::vector<double> windows_ns;  // the raw windows
+    double overhead_ns = 0;          // median window of the null calls
+    std::vector<KeptCall> kept;
+    StoppingState stop;
+    int warmup_calls = 0;
+    double prepare_s = 0;  // writing fresh inputs, poisoning, flushing (harness time, not timed)
+};
+
+// Fills every byte of every output and the workspace with `byte`, then evicts them and the
+// inputs of `slot` from the caches.
+void prepare_call_buffers(const CaseBuffers& buffers, int slot, unsigned char poison);
+
+ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, const Operator& op, const TimingPlan& plan,
+                             const TimedInputSeeds& seeds, std::mt19937_64& choice_rng, Clock::time_point deadline);
+
+}  // namespace hb

@@ -1,0 +1,57 @@
+// The cpu target's KernelSession: one hapbench-worker process per operator and role, the
+// three shared regions it maps, the doorbell (control_page.hpp) and the checks after every
+// call (settle_check.hpp, guard-page canaries). The harness's clock times each call; the
+// worker's only part is to wait, call and report.
+#pragma once
+
+#include <memory>
+#include <random>
+#include <string>
+
+#include "targets/cpu/call_layout.hpp"
+#include "targets/cpu/control_page.hpp"
+#include "targets/cpu/shared_region.hpp"
+#include "targets/cpu/worker_process.hpp"
+#include "targets/target.hpp"
+
+namespace hb::cpu {
+
+class CpuSession final : public KernelSession {
+  public:
+    CpuSession(std::string worker_exe, std::string op, std::string library, SessionOptions options);
+    ~CpuSession() override;
+
+    CallResult load_case(const Problem& problem, int input_slots, Clock::time_point deadline) override;
+    const CaseBuffers& buffers() const override { return buffers_; }
+    CallResult call(int slot, Clock::time_point deadline, CallCheck check) override;
+    std::vector<double> null_calls(int count, Clock::time_point deadline) override;
+    void close() override;
+    SessionFacts facts() const override { return facts_; }
+
+  private:
+    CallResult start_worker(Clock::time_point deadline);
+    // Arms call `kind` on `slot`, releases it and waits until it is done; the window in ns.
+    CallResult ring(CallKind kind, int slot, Clock::time_point deadline);
+    // Turns a missing or unexpected event into the call's outcome; the worker is gone afterwards.
+    CallResult failure(const std::optional<nlohmann::json>& event, bool timed_out, const std::string& phase);
+    // Guard pages after the outputs and the workspace still hold the canary.
+    std::string damaged_guard() const;
+    void fill_guards();
+
+    std::string worker_exe_, op_, library_;
+    SessionOptions options_;
+    SharedRegion control_{"hapbench-control"}, inputs_{"hapbench-inputs"}, outputs_{"hapbench-outputs"};
+    int inputs_read_only_fd_ = -1;
+    ControlPage* page_ = nullptr;
+    std::unique_ptr<WorkerProcess> worker_;
+    CallLayout layout_;
+    CaseBuffers buffers_;
+    bool serving_calls_ = false;
+    std::uint32_t sequence_ = 0;
+    double idle_cpu_ns_ = -1;  // the worker's CPU time when it was last seen idle (-1: not yet)
+    std::uint64_t canary_ = 0;
+    std::mt19937_64 rng_;      // canary and output sample positions: the harness's secret
+    SessionFacts facts_;
+};
+
+}  // namespace hb::cpu

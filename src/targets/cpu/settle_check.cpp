@@ -1,0 +1,52 @@
+#include "targets/cpu/settle_check.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace hb::cpu {
+
+double process_cpu_ns(pid_t pid) {
+    clockid_t clock;
+    if (clock_getcpuclockid(pid, &clock) != 0) return -1;
+    timespec ts{};
+    if (clock_gettime(clock, &ts) != 0) return -1;
+    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+double idle_cpu_allowance_ns(double window_ns) { return 50e3 + 0.005 * window_ns; }
+
+double settle_ns(double window_ns, bool thorough) {
+    return thorough ? std::clamp(2 * window_ns, 2e6, 20e6) : std::clamp(0.1 * window_ns, 50e3, 2e6);
+}
+
+OutputSample::OutputSample(const std::vector<ArgView>& outputs, std::mt19937_64& rng, bool every_byte) {
+    for (const auto& arg : outputs)
+        for (const auto& t : arg.tensors) {
+            const std::size_t bytes = t.bytes();
+            if (bytes == 0) continue;
+            const auto* base = reinterpret_cast<const unsigned char*>(t.data);
+            if (every_byte) {
+                copies_.push_back({base, std::vector<unsigned char>(base, base + bytes)});
+                continue;
+            }
+            std::uniform_int_distribution<std::size_t> pick(0, bytes - 1);
+            probes_.push_back({base, base[0]});
+            probes_.push_back({base + bytes - 1, base[bytes - 1]});
+            for (int k = 0; k < 62 && static_cast<std::size_t>(k) + 2 < bytes; ++k) {
+                const std::size_t at = pick(rng);
+                probes_.push_back({base + at, base[at]});
+            }
+        }
+}
+
+bool OutputSample::unchanged() const {
+    for (const auto& p : probes_)
+        if (*static_cast<const volatile unsigned char*>(p.address) != p.value) return false;
+    for (const auto& c : copies_)
+        if (std::memcmp(c.address, c.bytes.data(), c.bytes.size()) != 0) return false;
+    return true;
+}
+
+}  // namespace hb::cpu

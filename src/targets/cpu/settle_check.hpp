@@ -1,0 +1,50 @@
+// Whether a worker went quiet when it said a call was done (ASYNC_WORK otherwise): its CPU
+// time, read by the harness from the kernel's accounting (clock_getcpuclockid), must not
+// grow after the call beyond what the worker's own loop costs, and a sample of output bytes
+// at positions the harness draws in its own memory, per call, must not change. Work left on
+// another thread, a signal handler or a timer after the call "returned" shows in both.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "targets/target.hpp"
+
+namespace hb::cpu {
+
+// The worker's total CPU time (all threads, user and system), in ns; -1 when unreadable.
+double process_cpu_ns(pid_t pid);
+
+// CPU a worker may use after a call and between calls without having left work running:
+// the doorbell loop, the done write, thread pools going to sleep, kernel accounting.
+double idle_cpu_allowance_ns(double window_ns);
+
+// How long to watch after a call: a tenth of the call, within [50 us, 2 ms]; thorough (the
+// correctness calls, two per case): twice the call, within [2 ms, 20 ms].
+double settle_ns(double window_ns, bool thorough);
+
+class OutputSample {
+  public:
+    // Draws fresh positions in every output tensor (up to 64 per tensor, first and last
+    // bytes included) and reads them; or, every_byte, copies the outputs whole.
+    OutputSample(const std::vector<ArgView>& outputs, std::mt19937_64& rng, bool every_byte);
+    // True when the bytes at the same positions still hold what they held at construction.
+    bool unchanged() const;
+
+  private:
+    struct Probe {
+        const unsigned char* address;
+        unsigned char value;
+    };
+    struct Copy {
+        const unsigned char* address;
+        std::vector<unsigned char> bytes;
+    };
+    std::vector<Probe> probes_;
+    std::vector<Copy> copies_;
+};
+
+}  // namespace hb::cpu

@@ -1,0 +1,52 @@
+#include "targets/cpu/shared_region.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace hb::cpu {
+
+SharedRegion::SharedRegion(const char* name) {
+    fd_ = memfd_create(name, MFD_CLOEXEC);
+    if (fd_ < 0) throw Error(std::string("memfd_create failed: ") + std::strerror(errno), ExitCode::internal);
+}
+
+SharedRegion::~SharedRegion() {
+    unmap();
+    if (fd_ >= 0) close(fd_);
+}
+
+void SharedRegion::unmap() {
+    if (data_) munmap(data_, bytes_);
+    data_ = nullptr;
+    bytes_ = 0;
+}
+
+void SharedRegion::resize(std::size_t bytes) {
+    unmap();
+    // Shrinking to zero first drops the previous case's pages instead of keeping them resident.
+    if (ftruncate(fd_, 0) != 0 || ftruncate(fd_, static_cast<off_t>(bytes)) != 0)
+        throw Error("cannot size shared memory to " + std::to_string(bytes) + " bytes: " + std::strerror(errno),
+                    ExitCode::internal);
+    if (bytes == 0) return;
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED)
+        throw Error("cannot map " + std::to_string(bytes) + " bytes of shared memory: " + std::strerror(errno),
+                    ExitCode::internal);
+    data_ = static_cast<char*>(p);
+    bytes_ = bytes;
+}
+
+int SharedRegion::open_read_only() const {
+    const std::string path = "/proc/self/fd/" + std::to_string(fd_);
+    const int ro = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (ro < 0) throw Error("cannot reopen shared memory read-only: " + std::string(std::strerror(errno)), ExitCode::internal);
+    return ro;
+}
+
+}  // namespace hb::cpu

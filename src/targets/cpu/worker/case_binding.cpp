@@ -1,0 +1,164 @@
+#include "targets/cpu/worker/case_binding.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <immintrin.h>
+
+#include "targets/cpu/protocol.hpp"
+#include "targets/cpu/worker/signal_report.hpp"
+
+namespace hb::worker {
+
+namespace {
+
+std::vector<ArgSpec> specs_from_json(const nlohmann::json& j) {
+    std::vector<ArgSpec> specs;
+    for (const auto& a : j) {
+        ArgSpec s{a.at("name"), a.at("is_list"), a.at("present"), {}};
+        s.variable_length = a.value("variable_length", false);
+        for (const auto& t : a.at("tensors"))
+            s.tensors.push_back(TensorSpec{static_cast<DType>(t.at("dtype").get<int>()), t.at("shape").get<Shape>()});
+        specs.push_back(std::move(s));
+    }
+    return specs;
+}
+
+double now_ns() {
+    return static_cast<double>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+void* map_region(int fd, std::size_t bytes, int prot) {
+    if (bytes == 0) return nullptr;
+    void* p = mmap(nullptr, bytes, prot, MAP_SHARED, fd, 0);
+    return p == MAP_FAILED ? nullptr : p;
+}
+
+std::string label(const cpu::ArgPlace& a, std::size_t k) {
+    std::string what = a.name;
+    if (a.is_list) what.append("[").append(std::to_string(k)).append("]");
+    return what;
+}
+
+}  // namespace
+
+CaseBinding::CaseBinding(const LoadedKernel& kernel, const nlohmann::json& case_command) : kernel_(kernel) {
+    call_.emplace(kernel_.op_name, specs_from_json(case_command.at("inputs")), specs_from_json(case_command.at("outputs")),
+                  protocol::attrs_from_json(case_command.at("attrs")), kernel_.threads);
+}
+
+CaseBinding::~CaseBinding() { unmap(); }
+
+void CaseBinding::unmap() {
+    if (inputs_) munmap(inputs_, layout_.input_region_bytes());
+    if (outputs_) munmap(outputs_, layout_.output_region_bytes);
+    inputs_ = outputs_ = nullptr;
+    clear_watches();
+}
+
+std::uint64_t CaseBinding::workspace_bytes() {
+    return kernel_.workspace_query ? kernel_.workspace_query(&call_->shape_only_call()) : 0;
+}
+
+std::string CaseBinding::map(const cpu::CallLayout& layout, cpu::ControlPage& page) {
+    unmap();
+    layout_ = layout;
+    inputs_ = static_cast<char*>(map_region(cpu::input_region_fd, layout_.input_region_bytes(), PROT_READ));
+    outputs_ = static_cast<char*>(map_region(cpu::output_region_fd, layout_.output_region_bytes, PROT_READ | PROT_WRITE));
+    if ((!inputs_ && layout_.input_region_bytes()) || !outputs_) return std::string("cannot map the case's shared memory: ") + std::strerror(errno);
+    const std::size_t page_bytes = layout_.page_bytes;
+    for (int s = 0; s < layout_.slots; ++s)
+        for (std::size_t g : layout_.input_guards)
+            mprotect(inputs_ + static_cast<std::size_t>(s) * layout_.slot_bytes + g, page_bytes, PROT_NONE);
+    for (std::size_t g : layout_.output_guards) mprotect(outputs_ + g, page_bytes, PROT_NONE);
+    for (std::size_t a = 0; a < layout_.outputs.size(); ++a)
+        for (std::size_t k = 0; k < layout_.outputs[a].tensors.size(); ++k)
+            call_->bind_output(a, k, outputs_ + layout_.outputs[a].tensors[k].offset);
+    call_->set_workspace(layout_.workspace_bytes ? outputs_ + layout_.workspace_offset : nullptr, layout_.workspace_bytes);
+    call_->bind_written_lengths(page.written_length);
+    bound_slot_ = ~0u;
+    bind_slot(0);
+    return "";
+}
+
+void CaseBinding::bind_slot(std::uint32_t slot) {
+    if (slot == bound_slot_ || slot >= static_cast<std::uint32_t>(layout_.slots)) return;
+    char* base = inputs_ + static_cast<std::size_t>(slot) * layout_.slot_bytes;
+    for (std::size_t a = 0; a < layout_.inputs.size(); ++a)
+        for (std::size_t k = 0; k < layout_.inputs[a].tensors.size(); ++k)
+            call_->bind_input(a, k, base + layout_.inputs[a].tensors[k].offset);
+    bound_slot_ = slot;
+    watch_faults(base);
+}
+
+// Faults are attributed by address: a guard page is out of bounds, an input is read-only.
+// Only the slot in use is listed, so the list stays as long as the case has tensors.
+void CaseBinding::watch_faults(const char* slot) {
+    clear_watches();
+    const std::size_t page_bytes = layout_.page_bytes;
+    std::size_t guard = 0;
+    for (const auto& a : layout_.outputs)
+        for (std::size_t k = 0; k < a.tensors.size(); ++k)
+            watch(outputs_ + layout_.output_guards[guard++], page_bytes, "out_of_bounds", "output " + label(a, k));
+    watch(outputs_ + layout_.output_guards.back(), page_bytes, "out_of_bounds", "workspace");
+    guard = 0;
+    for (const auto& a : layout_.inputs)
+        for (std::size_t k = 0; k < a.tensors.size(); ++k)
+            watch(slot + layout_.input_guards[guard++], page_bytes, "out_of_bounds",
+                  "input " + label(a, k) + " (read past its end)");
+    for (const auto& a : layout_.inputs)
+        for (std::size_t k = 0; k < a.tensors.size(); ++k)
+            watch(slot + a.tensors[k].offset, std::max<std::size_t>(a.tensors[k].spec.bytes(), 1), "input_mutation",
+                  "input " + label(a, k));
+    if (layout_.input_region_bytes()) watch(inputs_, layout_.input_region_bytes(), "input_mutation", "an input slot");
+}
+
+bool CaseBinding::serve_calls(cpu::ControlPage& page) {
+    for (;;) {
+        char byte = 0;
+        if (read(cpu::arm_fd, &byte, 1) != 1) return false;
+        const std::uint32_t sequence = page.sequence;
+        const cpu::CallKind kind = page.kind;
+        // Everything but the call happens before the worker reports itself armed, outside
+        // the harness's timed window.
+        if (kind == cpu::CallKind::kernel) {
+            bind_slot(page.slot);
+            for (auto& length : page.written_length) length = -1;
+        }
+        page.armed.store(sequence, std::memory_order_release);
+        // Spin until the harness has read its clock and released the call (microseconds);
+        // give up after a minute (the harness stopped between arming and releasing).
+        const double armed_at = now_ns();
+        for (std::uint64_t spins = 0; page.request.load(std::memory_order_acquire) != sequence; ++spins) {
+            _mm_pause();
+            if ((spins & 0xfffff) == 0xfffff && now_ns() - armed_at > 60e9) return false;
+        }
+        if (kind == cpu::CallKind::leave) {
+            page.done.store(sequence, std::memory_order_release);
+            return write(cpu::done_fd, &byte, 1) == 1;
+        }
+        int rc = 0;
+        double call_ns = 0;
+        if (kind == cpu::CallKind::kernel) {
+            const double t0 = now_ns();
+            rc = kernel_.kernel(&call_->call());
+            call_ns = now_ns() - t0;
+            if (rc != 0) {
+                const std::string message = call_->error_message();
+                const std::size_t n = std::min(message.size(), static_cast<std::size_t>(cpu::message_capacity - 1));
+                std::memcpy(page.message, message.data(), n);
+                page.message[n] = '\0';
+            }
+        }
+        page.rc = rc;
+        page.worker_call_ns = call_ns;
+        page.done.store(sequence, std::memory_order_release);
+        if (write(cpu::done_fd, &byte, 1) != 1) return false;
+    }
+}
+
+}  // namespace hb::worker
