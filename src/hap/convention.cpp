@@ -1,7 +1,5 @@
 #include "hap/convention.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -175,7 +173,6 @@ HapResult solve_cann_bench(const WorkModel& work, double input_bytes, const Hard
     r.unfloored_us = worst;
     r.floored = worst < model.floor_us;
     r.t_hw_us = std::max(worst, model.floor_us);
-    r.choice.path = "";
     r.choices_searched = 1;
     return r;
 }
