@@ -4,14 +4,35 @@ family, so that the variants differ only in the figures that differ. Run from th
 root after editing a figure here; the YAML files are committed (docs/hap.md explains each figure)."""
 import os
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The element-operation rates of the cann-bench convention (docs/hap.md, "The two conventions"):
+# only the 910B2 has published values to read them from; other variants price formula work at
+# their vector unit's own rates.
+CANN_BENCH_910B2 = [
+ ("float32", 6.0e12, "the reference benchmark's published 910B2 T_HW: every published value above its read time is an integer count of formula operations at 6.0e12 per second (sigmoid bf16 case 3: 27.96 us = 10 x 16,777,216 / 6.0e12; cummin int32 case 4 and fp32 case 6: 13 scan steps x 67,108,864 / 6.0e12 = 145.40 us). 8.5% above the 5.53e12 of the sourced lanes (48 x 64 x 1.8 GHz); no vendor figure gives it"),
+ ("bfloat16", 6.0e12, "as float32: the 910B vector unit has no bf16 arithmetic (formula work on bf16 is counted in fp32 with its casts)"),
+ ("float16", 1.2e13, "twice float32 (128 fp16 lanes per 256-byte repeat): cummin fp16 case 5, 14 scan steps x 268,435,456 / 1.2e13 = 313.175 us, published 313.175; the fp16 trilinear grid_sampler_3d cases"),
+ ("int16", 1.2e13, "as float16 (2-byte lanes): gcd int16 case 1 (values up to 1000: 3 decimal digits x 5 Euclid steps x 5 operations x 1,048,576 / 1.2e13 = 6.55 us, published 6.55)"),
+ ("int32", 6.0e12, "as float32 (4-byte lanes): cummin int32 case 4 (above), the int32 gcd cases"),
+ ("int64", 3.0e12, "half of int32 (32 8-byte lanes per repeat): the int64 gcd cases cost twice their int32 counterparts per element"),
+ ("float64", 3.0e12, "as int64 (8-byte lanes; the 910B has no fp64 vector arithmetic, so this only bounds); no published value depends on it"),
+ ("int8", 2.4e13, "four times float32 (256 1-byte lanes per repeat), by the lane-width rule the other dtypes follow; no published value depends on it"),
+ ("uint8", 2.4e13, "as int8"),
+ ("bool", 2.4e13, "as int8 (one byte per element)"),
+]
 VARIANTS = {
- "ascend910b2": dict(cores=24, ghz=1.8, src_counts="Ascend910B2.ini as reproduced in public CANN tutorials ([SoCInfo] ai_core_cnt=24, cube_core_cnt=24, vector_core_cnt=48; [AICoreSpec] cube_freq=1800)", mte_note="derived from the reference benchmark's published 910B2 T_HW: exp case 1 (fp16 [1024,1024], 2 MiB each way) publishes 1.09 us = 2 MiB / 1.92 TB/s, and every level-1 memory-bound case fits bytes_per_direction / 1.92 TB/s with reads and writes overlapping; 1.92e12 / 24 cores = 80 GB/s per core. No vendor figure for per-core MTE bandwidth is public"),
+ "ascend910b2": dict(cores=24, ghz=1.8, src_counts="Ascend910B2.ini as reproduced in public CANN tutorials ([SoCInfo] ai_core_cnt=24, cube_core_cnt=24, vector_core_cnt=48; [AICoreSpec] cube_freq=1800)", mte_note="derived from the reference benchmark's published 910B2 T_HW: exp case 1 (fp16 [1024,1024], 2 MiB each way) publishes 1.09 us = 2 MiB / 1.92 TB/s, and every level-1 memory-bound case fits bytes_per_direction / 1.92 TB/s with reads and writes overlapping; 1.92e12 / 24 cores = 80 GB/s per core. No vendor figure for per-core MTE bandwidth is public", cann_bench_rates=CANN_BENCH_910B2),
  "ascend910b1": dict(cores=24, ghz=1.8, src_counts="UNVERIFIED: no public Ascend910B1.ini was found; assumed equal to 910B2 (24 cube / 48 vector cores at 1.8 GHz). Replace with the platform_config values of a real 910B1", mte_note="assumed equal to the 910B2 per-core figure (80 GB/s per core, derived from the reference benchmark's published 910B2 T_HW); UNVERIFIED for this variant"),
  "ascend910b3": dict(cores=20, ghz=1.8, src_counts="Ascend910B3.ini as quoted in public operator design notes (ai_core_cnt=20, vector_core_cnt=40); the clock is assumed equal to 910B2's 1.8 GHz (not verified)", mte_note="assumed equal to the 910B2 per-core figure (80 GB/s per core, derived from the reference benchmark's published 910B2 T_HW); UNVERIFIED for this variant"),
  "ascend910b4": dict(cores=20, ghz=1.5, src_counts="Ascend910B4.ini as reproduced in public CANN tutorials and test fixtures ([SoCInfo] ai_core_cnt=20, cube_core_cnt=20, vector_core_cnt=40, 32 GiB HBM, 96 MiB L2; [AICoreSpec] cube_freq=1500)", mte_note="assumed equal to the 910B2 per-core figure (80 GB/s per core, derived from the reference benchmark's published 910B2 T_HW); UNVERIFIED for this variant, whose HBM is half the 910B2's"),
 }
 def fmt(v): return f"{v:.6g}"
-def gen(name, cores, ghz, src_counts, mte_note):
+def conventions_block(rates):
+    if not rates: return ""
+    lines = ["conventions:", "  cann-bench:", "    vector_ops_per_s:"]
+    for dtype, value, source in rates:
+        lines.append(f'      {dtype}: {{value: {fmt(value)}, source: "{source}"}}')
+    return "\n".join(lines) + "\n"
+def gen(name, cores, ghz, src_counts, mte_note, cann_bench_rates=None):
     hz = ghz*1e9
     vec32 = 64*hz; vec16 = 128*hz; vec8 = 256*hz
     cube16 = 16*16*16*2*hz; cube8 = 16*32*16*2*hz; cube32 = 16*8*16*2*hz
@@ -36,7 +57,7 @@ provenance:
 floor_us: 1
 cores: {cores}
 cube_vector_exchange: global_memory
-buffers:
+{conventions_block(cann_bench_rates)}buffers:
   ub: {{value: 196608, source: "platform_config [AICoreSpec] ub_size=196608 (192 KiB per vector core)"}}
   l1: {{value: 524288, source: "platform_config [AICoreSpec] l1_size=524288 (512 KiB per AI core)"}}
   l0a: {{value: 65536, source: "platform_config [AICoreSpec] l0_a_size=65536"}}

@@ -89,6 +89,10 @@ void add_eval(CLI::App& app, Action& action) {
     cmd->add_option("--timeout", o->op_timeout_s, "Time budget per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
     cmd->add_option("--build-timeout", o->build_timeout_s, "Build time limit per operator, seconds")->capture_default_str()->check(CLI::PositiveNumber);
     cmd->add_option("--hardware", o->hardware, "Hardware model file or name, of the target's kind (default: calibrate this machine once and cache)");
+    cmd->add_option("--convention", o->convention,
+                    "T_HW convention: hapbench (every compulsory byte, the tighter bound) or cann-bench (the reference "
+                    "benchmark's published convention); docs/hap.md")
+        ->capture_default_str();
     cmd->add_flag("--recalibrate", o->recalibrate, "Measure this machine's peaks again and replace the cached model");
     cmd->add_option("--work-dir", o->work_dir, "Keep build outputs and worker logs here");
     cmd->add_option("--format", *format, "Output on stdout: table, json or markdown")->capture_default_str();

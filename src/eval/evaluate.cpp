@@ -134,6 +134,7 @@ struct RunContext {
     RunResult& run;
     std::unique_ptr<Target> target;
     std::optional<HardwareModel> model;
+    Convention convention = Convention::hapbench;
     std::string work_dir, baseline_dir;
     std::optional<GoldenCache> goldens;
     std::string baseline_cache_dir;  // empty: no baseline cache
@@ -309,7 +310,7 @@ OperatorResult evaluate_operator(RunContext& ctx, const SelectedOperator& select
     for (const auto& problem : problems) {
         ctx.report(opr.op, problem.case_id());
         CaseResult c = describe_case(opr, problem);
-        if (ctx.model) bound_case(c, op, problem, *ctx.model);
+        if (ctx.model) bound_case(c, op, problem, *ctx.model, ctx.convention);
         if (budget_spent) {
             c.status = CaseStatus::timeout;
             c.message = "not run: the operator's " + std::to_string(static_cast<int>(ctx.options.op_timeout_s)) +
@@ -324,7 +325,7 @@ OperatorResult evaluate_operator(RunContext& ctx, const SelectedOperator& select
         run_candidate(ctx, *candidate, prepared, c, candidate_deadline);
         if (c.status == CaseStatus::timeout) budget_spent = true;
         run_baseline(ctx, baselines, *candidate, prepared, c, after_seconds(ctx.options.op_timeout_s));
-        if (ctx.model) score_case(c, *ctx.model, ctx.options.calibrated_margin);
+        if (ctx.model) score_case(c, *ctx.model, ctx.options.calibrated_margin, ctx.convention);
         opr.cases.push_back(std::move(c));
         ++ctx.progress.cases_done;
     }
@@ -356,6 +357,9 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
     run.op_timeout_s = options.op_timeout_s;
     run.build_timeout_s = options.build_timeout_s;
     run.timing_plan = options.plan;
+    // An unknown convention is refused before anything is read, built or calibrated.
+    const Convention convention = parse_convention(options.convention);
+    run.t_hw_convention = std::string(convention_name(convention));
 
     if (!fs::is_directory(options.submission_dir))
         throw Error("submission directory '" + options.submission_dir + "' does not exist");
@@ -365,6 +369,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
     run.split_id = split_id(options.split, options.profile);
 
     RunContext ctx{options, run, make_target(options.target)};
+    ctx.convention = convention;
     ctx.on_progress = on_progress;
     ctx.progress.cases_total = selection.case_count();
     const std::vector<int> all_cpus = allowed_cpus();

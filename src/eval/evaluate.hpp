@@ -36,6 +36,7 @@ struct EvalOptions {
     double op_timeout_s = 300;
     double build_timeout_s = 600;
     std::string hardware;               // model path or name; empty: calibrate once and cache
+    std::string convention = "hapbench"; // T_HW convention (hap/convention_name.hpp): hapbench or cann-bench
     bool recalibrate = false;           // measure this machine again and replace the cached model
     std::string work_dir;               // build outputs and worker logs; empty: a temp dir
     std::string baseline_dir;           // default: next to the hapbench binary

@@ -51,7 +51,8 @@ struct CaseResult {
     double t_cand_us = 0;         // median of candidate samples (0 when not measured)
     double t_base_measured_us = 0;
     double t_base_us = 0;         // after the cap rule
-    double t_hw_us = 0;
+    double t_hw_us = 0;           // under the run's T_HW convention: the score's anchor
+    double t_hw_bound_us = 0;     // hapbench's bound, which no kernel beats: the IMPOSSIBLE_TIME limit
     std::string bottleneck;       // group label
     std::string bottleneck_unit;
     std::map<std::string, double> unit_us;
@@ -136,6 +137,7 @@ struct RunResult {
     std::string compiler_version;
     std::string compiler_command;
     std::optional<HardwareModel> hardware;  // none in a --no-perf run without --hardware
+    std::string t_hw_convention;  // the convention every case's T_HW was computed under
     std::map<std::string, std::string> libraries;  // versions of oneDNN etc.
     CacheUse caches;
     std::vector<OperatorResult> operators;

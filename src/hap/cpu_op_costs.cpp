@@ -9,10 +9,6 @@
 namespace hb {
 
 namespace {
-constexpr OpClass all_op_classes[] = {OpClass::add,  OpClass::mul, OpClass::fma,  OpClass::div,    OpClass::sqrt,
-                                      OpClass::exp,  OpClass::log, OpClass::tanh, OpClass::erf,    OpClass::pow,
-                                      OpClass::cmp,  OpClass::select, OpClass::cast, OpClass::abs};
-
 void check_positive(const std::string& file, const YAML::Node& node, const Figure& f, const std::string& field) {
     if (!std::isfinite(f.value) || f.value <= 0) yaml_fail(file, node, field + ": must be a positive finite number");
 }

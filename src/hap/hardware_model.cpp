@@ -11,6 +11,7 @@
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "hap/convention_name.hpp"
 #include "hap/model_yaml.hpp"
 #include "core/yaml_util.hpp"
 
@@ -97,6 +98,14 @@ void check_model(const HardwareModel& m, const std::function<std::string(const s
     if (m.cube_vector_exchange != "on_chip" && m.cube_vector_exchange != "global_memory")
         fail("cube_vector_exchange", "'" + m.cube_vector_exchange + "' is not one of on_chip | global_memory");
     for (const auto& [name, f] : m.buffers) check_figure(f, "buffers." + name);
+    for (const auto& [convention, rates] : m.convention_vector_ops_per_s) {
+        const std::string field = "conventions." + convention;
+        if (parse_convention(convention) == Convention::hapbench)
+            fail(field, "the hapbench convention prices work with the units' own rates; only other conventions "
+                        "take rates here");
+        if (rates.empty()) fail(field + ".vector_ops_per_s", "needs at least one dtype");
+        for (const auto& [t, f] : rates) check_figure(f, field + ".vector_ops_per_s." + std::string(dtype_name(t)));
+    }
     std::set<std::string> names;
     for (std::size_t i = 0; i < m.units.size(); ++i) {
         const ExecutionUnit& u = m.units[i];
@@ -240,7 +249,7 @@ HardwareModel parse_root(const YAML::Node& root, const std::string& file) {
     if (!root.IsMap()) yaml_fail(file, root, "a hardware model must be a YAML map");
     yaml_check_keys(file, root, "model",
                {"name", "kind", "description", "provenance", "floor_us", "cores", "units", "buffers",
-                "cube_vector_exchange"});
+                "cube_vector_exchange", "conventions"});
     FieldLocator loc{file, {}};
     HardwareModel m;
     m.source_path = file;
@@ -270,6 +279,32 @@ HardwareModel parse_root(const YAML::Node& root, const std::string& file) {
     if (root["cube_vector_exchange"]) {
         m.cube_vector_exchange = yaml_string(file, root["cube_vector_exchange"], "cube_vector_exchange");
         loc.nodes["cube_vector_exchange"] = root["cube_vector_exchange"];
+    }
+    if (YAML::Node conventions = root["conventions"]) {
+        if (!conventions.IsMap())
+            yaml_fail(file, conventions, "conventions: expected a map from convention name to its rates");
+        for (const auto& kv : conventions) {
+            const std::string name = yaml_string(file, kv.first, "conventions");
+            const std::string w = "conventions." + name;
+            try {
+                parse_convention(name);
+            } catch (const Error& e) {
+                yaml_fail(file, kv.first, w + ": " + e.what());
+            }
+            if (!kv.second.IsMap()) yaml_fail(file, kv.second, w + ": expected a map with vector_ops_per_s");
+            yaml_check_keys(file, kv.second, w, {"vector_ops_per_s"});
+            YAML::Node rates = yaml_require(file, kv.second, "vector_ops_per_s", w + ".");
+            if (!rates.IsMap()) yaml_fail(file, rates, w + ".vector_ops_per_s: expected a map from dtype to figure");
+            auto& out = m.convention_vector_ops_per_s[name];
+            for (const auto& rate : rates) {
+                const DType t = yaml_dtype(file, rate.first, w + ".vector_ops_per_s");
+                const std::string field = w + ".vector_ops_per_s." + std::string(dtype_name(t));
+                out[t] = yaml_figure(file, rate.second, field);
+                loc.nodes[field] = rate.second;
+            }
+            loc.nodes[w] = kv.first;
+            loc.nodes[w + ".vector_ops_per_s"] = rates;
+        }
     }
     YAML::Node units = yaml_require(file, root, "units", "");
     if (!units.IsSequence()) yaml_fail(file, units, "units: expected a list of execution units");
@@ -389,6 +424,16 @@ std::string to_yaml(const HardwareModel& m) {
     if (!m.buffers.empty()) {
         out << YAML::Key << "buffers" << YAML::Value << YAML::BeginMap;
         for (const auto& [name, f] : m.buffers) emit_figure(out, name, f);
+        out << YAML::EndMap;
+    }
+    if (!m.convention_vector_ops_per_s.empty()) {
+        out << YAML::Key << "conventions" << YAML::Value << YAML::BeginMap;
+        for (const auto& [convention, rates] : m.convention_vector_ops_per_s) {
+            out << YAML::Key << convention << YAML::Value << YAML::BeginMap;
+            out << YAML::Key << "vector_ops_per_s" << YAML::Value << YAML::BeginMap;
+            for (const auto& [t, f] : rates) emit_figure(out, std::string(dtype_name(t)), f);
+            out << YAML::EndMap << YAML::EndMap;
+        }
         out << YAML::EndMap;
     }
     out << YAML::Key << "units" << YAML::Value << YAML::BeginSeq;

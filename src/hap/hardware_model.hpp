@@ -104,6 +104,12 @@ struct HardwareModel {
     // registers and shared memory), global_memory (Ascend 910B: separate cube and vector
     // cores, data crosses through GM/L2). Default on_chip.
     std::string cube_vector_exchange = "on_chip";
+    // Optional: per convention other than hapbench's (by name: "cann-bench") and per compute
+    // dtype, the element-operations per second (whole chip) that convention prices formula
+    // operations at, where they differ from the vector unit's own rates (the 910B2's
+    // published values imply 6.0e12 for fp32; its sourced lanes give 5.53e12). Absent: the
+    // vector unit's rates are used (docs/hap.md, "The two conventions").
+    std::map<std::string, std::map<DType, Figure>> convention_vector_ops_per_s;
     std::string source_path;  // the file it was loaded from, for messages; empty if built
 
     const ExecutionUnit* find_unit(const std::string& name) const;

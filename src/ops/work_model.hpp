@@ -14,6 +14,10 @@ namespace hb {
 // Classes of vector operation. Each hardware model states the cost of one element of
 // each class on each unit (a transcendental costs several basic instructions).
 enum class OpClass { add, mul, fma, div, sqrt, exp, log, tanh, erf, pow, cmp, select, cast, abs };
+inline constexpr OpClass all_op_classes[] = {OpClass::add, OpClass::mul,  OpClass::fma,    OpClass::div,
+                                             OpClass::sqrt, OpClass::exp, OpClass::log,    OpClass::tanh,
+                                             OpClass::erf, OpClass::pow,  OpClass::select, OpClass::cmp,
+                                             OpClass::cast, OpClass::abs};
 std::string_view op_class_name(OpClass c);
 bool parse_op_class(std::string_view name, OpClass& out);
 
@@ -76,6 +80,16 @@ struct WorkModel {
     // dimension of a softmax or a norm); 0 when the work can be processed as a flat array.
     // Hardware with an alignment granule (Ascend UB: 32 bytes) pads each such row.
     std::int64_t row_elements = 0;
+
+    // --- The cann-bench convention (issue 15; docs/hap.md, "The two conventions"). ---
+    // The operator's formula as written, counted per element it is evaluated at: op class,
+    // the dtype it computes in, and occurrences over the whole case. Priced only under
+    // `--convention cann-bench`, by the convention's one cost table
+    // (hardware/conventions/cann-bench.yaml), never by the hardware model's costs; the
+    // implementation-level `vector` work above is what the hapbench convention prices. Fill it
+    // with add_formula (ops/formula_count.hpp). Matrix work needs no separate count: the
+    // convention prices `contractions` and `matrix` as MACs.
+    std::vector<VectorWork> formula;
 
     void add_vector(OpClass c, DType t, double n) { vector.push_back({c, t, n}); }
     void add_vector_io(DType t, double n) { vector_io.push_back({t, n}); }

@@ -76,7 +76,8 @@ class TableReporter final : public Reporter {
     void write(const RunResult& run, std::ostream& out) const override {
         out << fmt::format("hapbench {}  target {}  split {}  profile {}  threads {}\n", run.hapbench_version, run.target,
                            run.split, run.profile, run.threads);
-        out << fmt::format("hardware model: {}\n\n", hardware_line(run));
+        out << fmt::format("hardware model: {}, T_HW convention {}\n\n", hardware_line(run),
+                           run.t_hw_convention.empty() ? "hapbench" : run.t_hw_convention);
         out << fmt::format("{:<24} {:>3} {:>7} {:>10} {:>9} {:>9}  {}\n", "operator", "lvl", "pass", "mean s_i",
                            "speedup", "op score", "failures");
         for (const auto& op : run.operators) {

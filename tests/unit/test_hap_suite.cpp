@@ -1,11 +1,13 @@
-// Every shipped hardware model computes T_HW for every case of the shipped suite: a work
-// model that states an op class or dtype some unit cannot serve fails here, not in a user's
+// Every shipped hardware model computes T_HW for every case of the shipped suite, under both
+// conventions: a work model that states an op class or dtype some unit cannot serve, or a
+// formula count in a dtype a model has no convention rate for, fails here, not in a user's
 // `hapbench hap` run (gcd's integer divide once had no rate on the NVIDIA SFU).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "hap/convention.hpp"
 #include "hap/hardware_model.hpp"
 #include "hap/hardware_source.hpp"
 #include "hap/solver.hpp"
@@ -16,7 +18,8 @@
 namespace hb {
 namespace {
 
-// "" when every implemented case solves; else the first failures, one per line.
+// "" when every implemented case solves under both conventions; else the first failures, one
+// per line.
 std::string failures_on(const TaskDir& dir, const HardwareModel& model) {
     std::string failures;
     int count = 0;
@@ -24,12 +27,17 @@ std::string failures_on(const TaskDir& dir, const HardwareModel& model) {
         const Operator* op = find_operator(entry.op);
         if (!op) continue;
         for (const auto& c : entry.cases) {
-            try {
-                const HapResult r = solve(op->work(resolve_problem(entry.proto, *op, c)), model);
-                if (!(r.t_hw_us > 0) || r.bottleneck_group.empty())
-                    throw Error("T_HW " + std::to_string(r.t_hw_us) + ", bottleneck '" + r.bottleneck_group + "'");
-            } catch (const Error& e) {
-                if (++count <= 5) failures += entry.op + " case " + std::to_string(c.case_id) + ": " + e.what() + "\n";
+            for (Convention convention : {Convention::hapbench, Convention::cann_bench}) {
+                try {
+                    const Problem p = resolve_problem(entry.proto, *op, c);
+                    const HapResult r = t_hw_under(convention, p, op->work(p), model);
+                    if (!(r.t_hw_us > 0) || r.bottleneck_group.empty())
+                        throw Error("T_HW " + std::to_string(r.t_hw_us) + ", bottleneck '" + r.bottleneck_group + "'");
+                } catch (const Error& e) {
+                    if (++count <= 5)
+                        failures += std::string(convention_name(convention)) + ": " + entry.op + " case " +
+                                    std::to_string(c.case_id) + ": " + e.what() + "\n";
+                }
             }
         }
     }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/elementwise.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -35,13 +36,21 @@ class ExpOp final : public OperatorWithCompute<ExpOp> {
     WorkModel work(const Problem& p) const override {
         const double base = p.attr_float("base"), scale = p.attr_float("scale"), shift = p.attr_float("shift");
         const DType t = p.inputs.at(0).tensors.at(0).dtype;
-        if (base <= 0 && scale == 1 && shift == 0) return elementwise_work(p, {{OpClass::exp, 1}});
+        // cann-bench (docs/hap.md): e^(scale * x + shift), times ln(base) inside when base > 0:
+        // mul, add (and mul), exp per element, attributes equal to 1 or 0 counted as written.
+        const double n = static_cast<double>(p.inputs.at(0).tensors.at(0).numel());
+        auto with_formula = [&](WorkModel w) {
+            add_formula(w, t, FormulaMath::elementwise, n,
+                        {{OpClass::mul, base > 0 ? 2.0 : 1.0}, {OpClass::add, 1}, {OpClass::exp, 1}});
+            return w;
+        };
+        if (base <= 0 && scale == 1 && shift == 0) return with_formula(elementwise_work(p, {{OpClass::exp, 1}}));
         // An affine argument (scale*x + shift) * ln(base) folds into one fma with precomputed
         // constants. In half precision the argument would be rounded to 2^-8 relative
         // before exp amplifies it (|arg| up to ~11 gives 0.4% error, beyond the fp16 gate),
         // so a correct kernel computes it, and the exp, in fp32: one cast in, one out.
         const DType compute = (t == DType::f16 || t == DType::bf16) ? DType::f32 : t;
-        return elementwise_work_in(p, {{OpClass::fma, 1}, {OpClass::exp, 1}}, compute);
+        return with_formula(elementwise_work_in(p, {{OpClass::fma, 1}, {OpClass::exp, 1}}, compute));
     }
 
     void sample_case(CaseSampler& sampler, CaseSpec& out) const override {

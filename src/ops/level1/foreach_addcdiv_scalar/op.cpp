@@ -2,6 +2,7 @@
 // y_i = x1_i + scalar * x2_i / x3_i (torch.addcdiv per member; y_i has x1_i's shape).
 #include "core/error.hpp"
 #include "ops/foreach_lists.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -53,6 +54,8 @@ class ForeachAddcdivScalarOp final : public OperatorWithCompute<ForeachAddcdivSc
         w.add_vector(OpClass::fma, t, n);  // x1 + scalar * quotient
         w.add_vector_io(t, 3 * n);         // x1, x2, x3 loaded
         w.add_vector_io(t, n);             // the result stored
+        // cann-bench (docs/hap.md): x1 + scalar * x2 / x3 = mul, div, add per element.
+        add_formula(w, t, FormulaMath::elementwise, n, {{OpClass::mul, 1}, {OpClass::div, 1}, {OpClass::add, 1}});
         w.parallel_items = n;
         w.innermost = min_innermost(x1);
         return w;

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "ops/foreach_lists.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -147,6 +148,17 @@ class ForeachNormOp final : public OperatorWithCompute<ForeachNormOp> {
             w.add_vector(OpClass::add, t, n);
             w.add_vector(OpClass::pow, t, members);  // the 1/p root
         }
+        // cann-bench (docs/hap.md): (sum |x|^p)^(1/p), a reduction (fp32 for half inputs); per
+        // element |x|, the power and the sum's add, with torch's norm special cases: p = 0
+        // counts non-zeros (compare, add), 1 (|x|, add), 2 (|x|, x * x, add), +-inf (|x|, max or
+        // min); any other p is a run-time power. The 1/p root is once per list member.
+        const bool special = order == 0 || order == 1 || order == 2 || std::isinf(order);
+        if (order == 0) add_formula(w, in, FormulaMath::in_fp32, n, {{OpClass::cmp, 1}, {OpClass::add, 1}});
+        else if (std::isinf(order)) add_formula(w, in, FormulaMath::in_fp32, n, {{OpClass::abs, 1}, {OpClass::cmp, 1}});
+        else
+            add_formula(w, in, FormulaMath::in_fp32, n,
+                        {{OpClass::abs, 1}, {OpClass::mul, order == 2 ? 1.0 : 0.0}, {OpClass::pow, special ? 0.0 : 1.0},
+                         {OpClass::add, 1}});
         // A reduction splits into independent partial sums over any blocking of the elements.
         w.parallel_items = n;
         w.innermost = min_innermost(x);

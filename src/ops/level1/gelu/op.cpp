@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -59,14 +60,24 @@ class GeluOp final : public OperatorWithCompute<GeluOp> {
     }
 
     WorkModel work(const Problem& p) const override {
+        const TensorSpec& x = p.inputs.at(0).tensors.at(0);
+        const double n = static_cast<double>(x.numel());
         if (approximate_is_tanh(p)) {
             // The cheapest form: 0.5*(1 + tanh(z)) = 1/(1 + e^(-2z)), so y = x / (1 + e^(-2z)) with
             // z = x*(c1 + c2*x^2): x*x, fma, x*q, exp, 1+e, divide.
-            return elementwise_work(p, {{OpClass::mul, 2}, {OpClass::fma, 1}, {OpClass::exp, 1},
-                                        {OpClass::add, 1}, {OpClass::div, 1}});
+            WorkModel w = elementwise_work(p, {{OpClass::mul, 2}, {OpClass::fma, 1}, {OpClass::exp, 1},
+                                               {OpClass::add, 1}, {OpClass::div, 1}});
+            // cann-bench (docs/hap.md): 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))):
+            // 6 mul (x^3 is two), 2 add, tanh.
+            add_formula(w, x.dtype, FormulaMath::elementwise, n, {{OpClass::mul, 6}, {OpClass::add, 2}, {OpClass::tanh, 1}});
+            return w;
         }
         // erf has no cheaper equivalent: x/sqrt2, erf, h = 0.5x, y = h*erf + h.
-        return elementwise_work(p, {{OpClass::mul, 2}, {OpClass::erf, 1}, {OpClass::fma, 1}});
+        WorkModel w = elementwise_work(p, {{OpClass::mul, 2}, {OpClass::erf, 1}, {OpClass::fma, 1}});
+        // cann-bench: 0.5 * x * (1 + erf(x / sqrt(2))): 3 mul (the division by a constant is
+        // one), add, erf.
+        add_formula(w, x.dtype, FormulaMath::elementwise, n, {{OpClass::mul, 3}, {OpClass::add, 1}, {OpClass::erf, 1}});
+        return w;
     }
 
     void sample_case(CaseSampler& sampler, CaseSpec& out) const override {

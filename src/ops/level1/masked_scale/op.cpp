@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -44,6 +45,11 @@ class MaskedScaleOp final : public OperatorWithCompute<MaskedScaleOp> {
                           ? elementwise_work(p, {{OpClass::mul, 2}})
                           : elementwise_work(p, {{OpClass::mul, 2}, {OpClass::cast, 1}});
         w.bytes_read += static_cast<double>(mask.bytes());
+        // cann-bench (docs/hap.md): x * mask * scale = 2 mul, and the mask converted to the
+        // dtype x computes in where they differ.
+        const DType compute = formula_dtype(x.dtype, FormulaMath::elementwise);
+        add_formula(w, x.dtype, FormulaMath::elementwise, static_cast<double>(x.numel()),
+                    {{OpClass::mul, 2}, {OpClass::cast, mask.dtype == compute ? 0.0 : 1.0}});
         return w;
     }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ops/elementwise.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -37,8 +38,13 @@ class MishOp final : public OperatorWithCompute<MishOp> {
     WorkModel work(const Problem& p) const override {
         // The cheapest form: tanh(log(1+e)) = n/(n+2) with n = e*(e+2), e = e^x; y = x*n/(n+2),
         // plus the compare and select that return x where e*(e+2) would overflow.
-        return elementwise_work(p, {{OpClass::exp, 1}, {OpClass::add, 2}, {OpClass::mul, 2},
-                                    {OpClass::div, 1}, {OpClass::cmp, 1}, {OpClass::select, 1}});
+        WorkModel w = elementwise_work(p, {{OpClass::exp, 1}, {OpClass::add, 2}, {OpClass::mul, 2},
+                                           {OpClass::div, 1}, {OpClass::cmp, 1}, {OpClass::select, 1}});
+        // cann-bench (docs/hap.md): x * tanh(ln(1 + e^x)): mul, tanh, log, add, exp.
+        const TensorSpec& x = p.inputs.at(0).tensors.at(0);
+        add_formula(w, x.dtype, FormulaMath::elementwise, static_cast<double>(x.numel()),
+                    {{OpClass::mul, 1}, {OpClass::tanh, 1}, {OpClass::log, 1}, {OpClass::add, 1}, {OpClass::exp, 1}});
+        return w;
     }
 
     void sample_case(CaseSampler& sampler, CaseSpec& out) const override { sample_single_tensor(sampler, out); }

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "ops/elementwise.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -25,7 +26,12 @@ class SigmoidOp final : public OperatorWithCompute<SigmoidOp> {
     }
 
     WorkModel work(const Problem& p) const override {
-        return elementwise_work(p, {{OpClass::exp, 1}, {OpClass::add, 1}, {OpClass::div, 1}});
+        WorkModel w = elementwise_work(p, {{OpClass::exp, 1}, {OpClass::add, 1}, {OpClass::div, 1}});
+        // cann-bench (docs/hap.md): 1 / (1 + e^-x): negate and add (2 add), exp, div.
+        const TensorSpec& x = p.inputs.at(0).tensors.at(0);
+        add_formula(w, x.dtype, FormulaMath::elementwise, static_cast<double>(x.numel()),
+                    {{OpClass::add, 2}, {OpClass::exp, 1}, {OpClass::div, 1}});
+        return w;
     }
 
     void sample_case(CaseSampler& sampler, CaseSpec& out) const override { sample_single_tensor(sampler, out); }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -87,6 +88,10 @@ class SwiGluOp final : public OperatorWithCompute<SwiGluOp> {
         w.add_vector(OpClass::mul, x.dtype, n);  // * b
         w.add_vector_io(x.dtype, static_cast<double>(x.numel()));  // both halves loaded
         w.add_vector_io(y.dtype, n);                                // the product stored
+        // cann-bench (docs/hap.md): silu(a) * b = (a * sigmoid(a)) * b per output element: 2 mul
+        // and sigmoid's 2 add, exp, div.
+        add_formula(w, x.dtype, FormulaMath::elementwise, n,
+                    {{OpClass::mul, 2}, {OpClass::add, 2}, {OpClass::exp, 1}, {OpClass::div, 1}});
         w.parallel_items = n;
         w.innermost = y.shape.back();
         return w;

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -107,6 +108,11 @@ class ApplyAdamWOp final : public OperatorWithCompute<ApplyAdamWOp> {
         w.add_vector(OpClass::add, math, n);
         w.add_vector(OpClass::div, math, n);
         if (var.dtype != DType::f32) w.add_vector(OpClass::cast, math, 5 * n);  // 4 loads, 1 store
+        // cann-bench (docs/hap.md), the formula as written per element: m' (2 mul, add), v' (3
+        // mul with g^2, add), the two bias corrections (a multiply each: constant divisors), then
+        // var - lr * (mh / (sqrt(vh) + eps) + wd * var): sqrt, add, div, 2 mul, 2 add.
+        add_formula(w, var.dtype, FormulaMath::elementwise, n,
+                    {{OpClass::mul, 9}, {OpClass::add, 5}, {OpClass::sqrt, 1}, {OpClass::div, 1}});
         w.parallel_items = n;
         w.innermost = var.shape.empty() ? 1 : var.shape.back();
         return w;

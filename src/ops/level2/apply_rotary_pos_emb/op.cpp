@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -153,6 +154,9 @@ class ApplyRotaryPosEmbOp final : public OperatorWithCompute<ApplyRotaryPosEmbOp
         const double n = static_cast<double>(q.numel() + k.numel());
         w.add_vector(OpClass::mul, q.dtype, n);
         w.add_vector(OpClass::fma, q.dtype, n);
+        // cann-bench (docs/hap.md): x * cos + rotate(x) * sin per output element: 2 mul, add,
+        // and the rotation's negation of half the elements.
+        add_formula(w, q.dtype, FormulaMath::elementwise, n, {{OpClass::mul, 2}, {OpClass::add, 1.5}});
         // Rows of D are independent.
         w.parallel_items = n / static_cast<double>(g.dim);
         w.innermost = g.dim;

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "ops/axis_view.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -111,6 +112,9 @@ class ArgMaxOp final : public Operator {
         w.add_vector(OpClass::cmp, x.dtype, n);
         w.add_vector(OpClass::select, x.dtype, n);
         w.add_vector(OpClass::select, DType::i32, n);
+        // cann-bench (docs/hap.md): argmax over every element: a compare and a select of the
+        // running index each, no arithmetic.
+        add_formula(w, x.dtype, FormulaMath::compare, static_cast<double>(x.numel()), {{OpClass::cmp, 1}, {OpClass::select, 1}});
         // Any blocking of a line merges by (value, index) pairs, so every element is an item.
         w.parallel_items = n;
         w.innermost = x.shape.empty() ? 1 : x.shape.back();

@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 #include "ops/axis_view.hpp"
 
@@ -178,6 +179,10 @@ class CrossEntropyLossOp final : public OperatorWithCompute<CrossEntropyLossOp> 
         w.add_vector(OpClass::select, input.dtype, positions);
         w.add_vector(OpClass::log, input.dtype, positions);
         w.add_vector(OpClass::add, input.dtype, 3 * positions);
+        // cann-bench (docs/hap.md): -log(exp(x[target]) / sum(exp(x))), a reduction over the
+        // classes: per logit exp and the sum's add; the log, the division and exp(x[target]) are
+        // once per position (a reduced row) and not counted.
+        add_formula(w, input.dtype, FormulaMath::in_fp32, n, {{OpClass::exp, 1}, {OpClass::add, 1}});
         w.parallel_items = positions;
         w.innermost = input.shape.back();
         return w;

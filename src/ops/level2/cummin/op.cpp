@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "ops/axis_view.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -92,6 +93,11 @@ class CumminOp final : public Operator {
         w.add_vector(OpClass::select, DType::i32, n);
         // Values enter and leave vector compute in the input dtype (bf16 converts both ways).
         w.add_vector_io(x.dtype, 2 * n);
+        // cann-bench (docs/hap.md): a running min along dim is a scan: ceil(log2 L) compares per
+        // element for a line of length L; the indices are not counted (no output is).
+        const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.shape.size()), name());
+        const double line = x.shape.empty() ? 1.0 : static_cast<double>(x.shape[static_cast<std::size_t>(axis)]);
+        add_formula(w, x.dtype, FormulaMath::compare, n, {{OpClass::cmp, std::ceil(std::log2(std::max(1.0, line)))}});
         // A min-scan is associative: a line splits into chunks scanned independently and fixed
         // up with the carry of the chunks before them, so every element is an item.
         w.parallel_items = n;

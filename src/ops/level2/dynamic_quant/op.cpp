@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -79,6 +80,10 @@ class DynamicQuantOp final : public OperatorWithCompute<DynamicQuantOp> {
         w.add_vector(OpClass::cmp, DType::f32, n);
         w.add_vector(OpClass::mul, DType::f32, n);
         w.add_vector(OpClass::div, DType::f32, 2 * rows);
+        // cann-bench (docs/hap.md): scale = row_max(|x|) / 127, y = round(x / scale), a reduction
+        // (fp32 for half inputs): per element abs, the max, a division and the rounding.
+        add_formula(w, x.dtype, FormulaMath::in_fp32, n,
+                    {{OpClass::abs, 1}, {OpClass::cmp, 1}, {OpClass::div, 1}, {OpClass::cast, 1}});
         // A row is held whole between its max pass and its quantize pass.
         w.row_elements = x.shape.back();
         w.parallel_items = rows;

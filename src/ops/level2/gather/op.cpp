@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "ops/axis_view.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -127,6 +128,8 @@ class GatherOp final : public Operator {
         w.bytes_written = static_cast<double>(y.bytes());
         // One address computation (index * stride + base) per element; no arithmetic on values.
         w.add_vector(OpClass::fma, DType::i64, n);
+        // cann-bench (docs/hap.md): one element moved by index per output element.
+        add_formula(w, p.input("x").tensors.at(0).dtype, FormulaMath::compare, n, {{OpClass::select, 1}});
         w.parallel_items = n;
         w.innermost = index.shape.empty() ? 1 : index.shape.back();
         return w;

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "ops/broadcast.hpp"
 #include "ops/broadcast_sampling.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -106,6 +107,12 @@ class GcdOp final : public OperatorWithCompute<GcdOp> {
         w.add_vector(OpClass::add, y.dtype, steps * n);
         w.add_vector(OpClass::cmp, y.dtype, steps * n);
         w.add_vector(OpClass::select, y.dtype, 2 * steps * n);
+        // cann-bench (docs/hap.md): Euclid's algorithm at Lame's bound, 5 steps per decimal digit
+        // of the largest magnitude the inputs' value ranges allow (at least one digit); a step
+        // is a remainder (a division) and the test b != 0.
+        const double digits = std::max(1.0, std::log10(std::max(magnitude(p.spec.inputs.at(0).range, y.dtype),
+                                                                magnitude(p.spec.inputs.at(1).range, y.dtype))));
+        add_formula(w, y.dtype, FormulaMath::elementwise, n, {{OpClass::div, 5 * digits}, {OpClass::cmp, 5 * digits}});
         w.parallel_items = n;
         w.innermost = y.shape.empty() ? 1 : y.shape.back();
         return w;

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -216,6 +217,17 @@ class GridSampler3dOp final : public OperatorWithCompute<GridSampler3dOp> {
             w.add_vector(OpClass::select, x.dtype, 8 * outputs);
             w.add_vector(OpClass::fma, x.dtype, 8 * outputs);
         }
+        // cann-bench (docs/hap.md), grid_sample as written. Per grid point and axis: unnormalize
+        // (mul, add), the padding (zeros: the two in-bounds tests; border: the clamp's min and
+        // max; reflection: those and the fold, abs and add), then floor or round (cast); for
+        // trilinear also the fraction and its complement (2 add), and the 8 corner weights (2
+        // mul each). Per output value: trilinear 8 taps (moves), 8 mul and 7 add; nearest 1 tap.
+        const double reflect = m.padding == Padding::reflection ? 3.0 : 0.0;
+        add_formula_terms(w, x.dtype, FormulaMath::elementwise, points,
+                          {{OpClass::mul, m.nearest ? 3.0 : 19.0}, {OpClass::add, (m.nearest ? 3.0 : 9.0) + reflect},
+                           {OpClass::cmp, 6}, {OpClass::abs, reflect}, {OpClass::cast, 3}});
+        if (m.nearest) add_formula(w, x.dtype, FormulaMath::elementwise, outputs, {{OpClass::select, 1}});
+        else add_formula(w, x.dtype, FormulaMath::elementwise, outputs, {{OpClass::select, 8}, {OpClass::mul, 8}, {OpClass::add, 7}});
         w.parallel_items = outputs;
         w.innermost = y.shape.back();
         return w;

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -132,6 +133,11 @@ class GroupNormOp final : public OperatorWithCompute<GroupNormOp> {
         w.add_vector(OpClass::fma, f32, n + 2 * channels);
         if (x.dtype != f32)
             w.add_vector(OpClass::cast, f32, 2 * n + static_cast<double>(gamma.numel() + beta.numel()));
+        // cann-bench (docs/hap.md): (x - mean) / sqrt(var + eps) * gamma + beta, a reduction (fp32
+        // for half inputs). Per element the statistics' sums (mean: add; var as E[x^2] - mean^2:
+        // mul, add), x - mean (add), the multiply by the group's reciprocal root, gamma (mul) and
+        // beta (add).
+        add_formula(w, x.dtype, FormulaMath::in_fp32, n, {{OpClass::add, 4}, {OpClass::mul, 3}});
         // A group's sums are associative: a kernel splits a group over cores (partial sums
         // of a few bytes per core, combined after a barrier) and normalizes its own slice,
         // so the groups do not limit the cores used; the parallel items are the elements.

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "ops/broadcast.hpp"
 #include "ops/broadcast_sampling.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -62,6 +63,8 @@ class MaximumOp final : public OperatorWithCompute<MaximumOp> {
         } else if (y.dtype == DType::i64) {
             w.add_vector(OpClass::select, y.dtype, n);
         }
+        // cann-bench (docs/hap.md): one max per output element.
+        add_formula(w, y.dtype, FormulaMath::compare, n, {{OpClass::cmp, 1}});
         w.parallel_items = n;
         w.innermost = y.shape.empty() ? 1 : y.shape.back();
         return w;

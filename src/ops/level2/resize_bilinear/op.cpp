@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -218,6 +219,16 @@ class ResizeBilinearOp final : public OperatorWithCompute<ResizeBilinearOp> {
             w.add_vector(OpClass::cast, x.dtype, static_cast<double>(x.numel()));
             w.add_vector(OpClass::cast, x.dtype, outputs);
         }
+        // cann-bench (docs/hap.md), bilinear interpolation as written, in fp32 for half inputs (the
+        // reference's ResizeBilinear computes in float32 and casts its result). Per output value
+        // 4 taps (moves), 4 weighted terms (mul) summed (3 add); per output location the 4
+        // weights (2 complements, 4 mul); per output row and column the source coordinate
+        // (mul, add), its floor (cast) and fraction (add).
+        const double rows = static_cast<double>(y.shape[2]), cols = static_cast<double>(y.shape[3]);
+        add_formula(w, x.dtype, FormulaMath::in_fp32, outputs, {{OpClass::select, 4}, {OpClass::mul, 4}, {OpClass::add, 3}});
+        add_formula_terms(w, x.dtype, FormulaMath::in_fp32, rows * cols, {{OpClass::add, 2}, {OpClass::mul, 4}});
+        add_formula_terms(w, x.dtype, FormulaMath::in_fp32, rows + cols,
+                          {{OpClass::mul, 1}, {OpClass::add, 2}, {OpClass::cast, 1}});
         w.parallel_items = static_cast<double>(y.shape[0] * y.shape[1] * y.shape[2]);  // output rows
         w.innermost = y.shape.back();
         return w;

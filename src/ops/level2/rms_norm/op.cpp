@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -102,6 +103,10 @@ class RmsNormOp final : public OperatorWithCompute<RmsNormOp> {
         w.add_vector(OpClass::div, x.dtype, rows);
         w.add_vector(OpClass::mul, x.dtype, 2 * n);  // x * scale * gamma
         if (gamma.dtype != x.dtype) w.add_vector(OpClass::cast, gamma.dtype, n);
+        // cann-bench (docs/hap.md): x / sqrt(mean(x^2) + eps) * gamma, a reduction (fp32 for half
+        // inputs): per element x^2 (mul) and the mean's sum (add), the multiply by the row's
+        // reciprocal root and gamma (2 mul).
+        add_formula(w, x.dtype, FormulaMath::in_fp32, n, {{OpClass::mul, 3}, {OpClass::add, 1}});
         w.parallel_items = rows;
         w.innermost = x.shape.back();
         return w;

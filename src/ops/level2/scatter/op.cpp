@@ -23,6 +23,7 @@
 
 #include "core/error.hpp"
 #include "ops/axis_view.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -160,6 +161,17 @@ class ScatterOp final : public Operator {
                 w.add_vector(OpClass::cmp, data.dtype, n);
                 w.add_vector(OpClass::select, data.dtype, n);
                 break;
+        }
+        // cann-bench (docs/hap.md): y = copy of data (a move per element), then per index one
+        // update moved to its place and, for a reduce, the reduction's operation.
+        const double copied = static_cast<double>(data.numel());
+        add_formula(w, data.dtype, FormulaMath::compare, copied + n, {{OpClass::select, 1}});
+        switch (reduce_of(p)) {
+            case Reduce::update: break;
+            case Reduce::add: add_formula(w, data.dtype, FormulaMath::elementwise, n, {{OpClass::add, 1}}); break;
+            case Reduce::multiply: add_formula(w, data.dtype, FormulaMath::elementwise, n, {{OpClass::mul, 1}}); break;
+            case Reduce::amin:
+            case Reduce::amax: add_formula(w, data.dtype, FormulaMath::compare, n, {{OpClass::cmp, 1}}); break;
         }
         // Every contribution is an item: update targets are distinct, and reductions can split
         // the targets among threads (a bound on the parallelism a kernel can find).

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 #include "ops/axis_view.hpp"
 
@@ -76,6 +77,10 @@ class SoftmaxOp final : public OperatorWithCompute<SoftmaxOp> {
         w.add_vector(OpClass::div, f32, slices);      // 1 / sum
         w.add_vector(OpClass::mul, f32, n);           // e * (1 / sum)
         if (x.dtype != f32) w.add_vector(OpClass::cast, f32, 2 * n);  // in and out
+        // cann-bench (docs/hap.md): exp(x_i) / sum(exp(x_j)), a reduction (fp32 for half inputs):
+        // per element exp, the sum's add and the division (the max shift a kernel adds for range
+        // is not in the formula).
+        add_formula(w, x.dtype, FormulaMath::in_fp32, n, {{OpClass::exp, 1}, {OpClass::add, 1}, {OpClass::div, 1}});
         // No row_elements: short slices are processed packed (several per vector repeat)
         // and long ones pad by under 1%, so a lower bound keeps them flat.
         w.parallel_items = slices;

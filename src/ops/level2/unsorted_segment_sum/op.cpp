@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -127,6 +128,9 @@ class UnsortedSegmentSumOp final : public OperatorWithCompute<UnsortedSegmentSum
         w.bytes_written = static_cast<double>(y.bytes());
         // One add per data element, in the data dtype (fp16/bf16 widened to fp32 by the model).
         w.add_vector(OpClass::add, data.dtype, static_cast<double>(data.numel()));
+        // cann-bench (docs/hap.md): a segmented sum, a reduction (fp32 for half inputs): one add
+        // per data element.
+        add_formula(w, data.dtype, FormulaMath::in_fp32, static_cast<double>(data.numel()), {{OpClass::add, 1}});
         // Every data element is an independent addend: threads split the rows into private
         // partial outputs, or split the trailing dims, so the data elements bound the
         // parallelism.
