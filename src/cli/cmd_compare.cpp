@@ -54,7 +54,8 @@ void print_verdict(const OutputVerdict& v, std::ostream& os) {
                               v.nan_matched, v.nan_mismatches, v.inf_matched, v.inf_sign_mismatches, v.inf_one_sided);
             os << "    screen 1: " << (v.screen1_passed ? "pass" : "fail") << "\n";
             if (v.fallback_ran) {
-                os << fmt::format("    fallback regions (tau_sv {:.4g}, eps_sv {:.4g}, tau_cb = tau_cz {:.4g}):\n",
+                os << fmt::format("    fallback regions, both sides counted at the same positions, each placed by the candidate's output "
+                                  "(tau_sv {:.4g}, eps_sv {:.4g}, tau_cb = tau_cz {:.4g}):\n",
                                   th.tau_sv, th.eps_sv, th.tau_cb);
                 os << fmt::format("      {:<13} {:>10} {:>15}  {:<36} {}\n", "region", "candidate", "same-precision", "rule", "verdict");
                 auto row = [&](const char* name, std::int64_t cand, std::int64_t sp, bool passed, bool normal) {
@@ -64,6 +65,10 @@ void print_verdict(const OutputVerdict& v, std::ostream& os) {
                 row("small value", v.candidate_errors.small_value, v.same_precision_errors.small_value, v.region_passed.small_value, false);
                 row("cancellation", v.candidate_errors.cancellation, v.same_precision_errors.cancellation, v.region_passed.cancellation, false);
                 row("normal", v.candidate_errors.normal, v.same_precision_errors.normal, v.region_passed.normal, true);
+                if (v.same_precision_nan > 0)
+                    os << fmt::format("      the same-precision reference is NaN at {} of these positions (no error: a NaN "
+                                      "is not evidence that the operation is hard)\n",
+                                      v.same_precision_nan);
             }
             break;
         }

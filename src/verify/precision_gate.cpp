@@ -59,10 +59,8 @@ Element classify(double out, double ref, double finite_max) {
 
 enum class Region { small_value, cancellation, normal };
 
-// `out` is the output of the side being counted: the cancellation region describes a result
-// that cancelled to near zero, so the same-precision reference is placed by its own output,
-// exactly as if it were a candidate (same y, same rules). A NaN never lands in the small-value
-// or cancellation region because every comparison with it is false.
+// A position's region comes from y and the candidate's output (the cancellation region
+// describes a result that cancelled to near zero); both sides are counted in that region.
 Region region_of(double out, double y, const Thresholds& th) {
     const double abs_y = std::fabs(y);
     if (abs_y < th.tau_sv) return Region::small_value;
@@ -78,25 +76,49 @@ void add_error(RegionCounts& counts, Region region) {
     }
 }
 
-// Fallback error counts of one side (candidate or same-precision reference) against y. A
-// special-value failure of that side is always an error, in the region its y falls in.
-RegionCounts fallback_errors(std::span<const double> side, const std::vector<double>& y,
-                             double finite_max, const Thresholds& th) {
-    RegionCounts counts;
+// The region's error rule for one compared value `out` against y (after the one-sided
+// infinity replacement): absolute in the small-value region, relative elsewhere.
+bool region_error(Region region, double out, double y, const Thresholds& th) {
+    return region == Region::small_value ? std::fabs(out - y) > th.eps_sv
+                                         : relative_error(out, y) > th.max_rel;
+}
+
+// Whether the same-precision reference errs at a position of `region`. Its NaN is no error:
+// a NaN says nothing about how hard the operation is in this precision, and counting it would
+// buy the candidate errors. Its opposite-sign infinity is one; a one-sided infinity is
+// compared as sign * (largest finite value), as for the candidate.
+bool same_precision_error(double out, double y, Region region, double finite_max, const Thresholds& th) {
+    const Element el = classify(out, y, finite_max);
+    switch (el.kind) {
+        case ElementKind::nan_match:
+        case ElementKind::inf_match:
+        case ElementKind::nan_mismatch: return false;  // y is not NaN at a fallback position
+        case ElementKind::inf_sign_mismatch: return true;
+        case ElementKind::compared: break;
+    }
+    return region_error(region, el.out, el.ref, th);
+}
+
+struct FallbackCounts {
+    RegionCounts candidate, same_precision;
+    std::int64_t same_precision_nan = 0;  // fallback positions where the reference is NaN
+};
+
+// Both sides are counted over the same positions, the elements of the candidate's statistics
+// (where it matched a NaN or a same-sign infinity neither side is counted), each position in
+// the region the candidate's output gives it. Runs only when the candidate has no
+// special-value failure, so every position here has a non-NaN y.
+FallbackCounts fallback_errors(std::span<const double> candidate, std::span<const double> same_precision,
+                               const std::vector<double>& y, double finite_max, const Thresholds& th) {
+    FallbackCounts counts;
     for (std::size_t i = 0; i < y.size(); ++i) {
-        const Element el = classify(side[i], y[i], finite_max);
-        switch (el.kind) {
-            case ElementKind::nan_match:
-            case ElementKind::inf_match: continue;
-            case ElementKind::nan_mismatch:
-            case ElementKind::inf_sign_mismatch: add_error(counts, region_of(el.out, el.ref, th)); continue;
-            case ElementKind::compared: break;
-        }
+        const Element el = classify(candidate[i], y[i], finite_max);
+        if (el.kind != ElementKind::compared) continue;
         const Region region = region_of(el.out, el.ref, th);
-        const bool error = region == Region::small_value
-                               ? std::fabs(el.out - el.ref) > th.eps_sv
-                               : relative_error(el.out, el.ref) > th.max_rel;
-        if (error) add_error(counts, region);
+        if (region_error(region, el.out, el.ref, th)) add_error(counts.candidate, region);
+        if (std::isnan(same_precision[i])) ++counts.same_precision_nan;
+        if (same_precision_error(same_precision[i], y[i], region, finite_max, th))
+            add_error(counts.same_precision, region);
     }
     return counts;
 }
@@ -125,6 +147,9 @@ std::string region_failures(const OutputVerdict& v) {
     add(v.region_passed.cancellation, "cancellation", v.candidate_errors.cancellation,
         v.same_precision_errors.cancellation);
     add(v.region_passed.normal, "normal", v.candidate_errors.normal, v.same_precision_errors.normal);
+    if (v.same_precision_nan > 0)
+        parts += fmt::format(" (the reference is NaN at {} positions, which count as no error)",
+                             v.same_precision_nan);
     return parts;
 }
 
@@ -218,8 +243,10 @@ void decide_relative(OutputVerdict& v, std::span<const double> candidate,
                     ExitCode::internal);
     const double finite_max = dtype_max(v.dtype);
     v.fallback_ran = true;
-    v.candidate_errors = fallback_errors(candidate, y, finite_max, th);
-    v.same_precision_errors = fallback_errors(same_precision, y, finite_max, th);
+    const FallbackCounts counts = fallback_errors(candidate, same_precision, y, finite_max, th);
+    v.candidate_errors = counts.candidate;
+    v.same_precision_errors = counts.same_precision;
+    v.same_precision_nan = counts.same_precision_nan;
     v.region_passed.small_value =
         ratio_passes(v.candidate_errors.small_value, v.same_precision_errors.small_value);
     v.region_passed.cancellation =
@@ -500,6 +527,7 @@ nlohmann::json to_json(const OutputVerdict& v) {
         j["fallback"] = {
             {"candidate_errors", json_regions(v.candidate_errors)},
             {"same_precision_errors", json_regions(v.same_precision_errors)},
+            {"same_precision_nan", v.same_precision_nan},
             {"region_passed",
              {{"small_value", v.region_passed.small_value},
               {"cancellation", v.region_passed.cancellation},

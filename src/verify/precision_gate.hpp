@@ -72,8 +72,10 @@ struct OutputVerdict {
     // relative mode.
     bool screen1_passed = false;
     bool fallback_ran = false;
+    // Both sides over the same positions, each in the region the candidate's output gives it.
     RegionCounts candidate_errors;
     RegionCounts same_precision_errors;
+    std::int64_t same_precision_nan = 0;  // of those positions, where the reference is NaN (no error)
     RegionPass region_passed;
 
     std::optional<IndexGatherVerdict> index_gather;  // index_gather mode
@@ -118,7 +120,8 @@ GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& c
 //   mismatches, first_mismatch_index, first_mismatch_got, first_mismatch_expected,
 //   max_abs_err, screen1_passed,
 //   fallback: null when it did not run, else {candidate_errors, same_precision_errors,
-//             region_passed}, each {small_value, cancellation, normal},
+//             same_precision_nan, region_passed}, the counts and verdicts each
+//             {small_value, cancellation, normal},
 //   index_gather: null, or {form, dim, checked, out_of_range, first_out_of_range_position,
 //                  first_out_of_range_index, mismatches, first_mismatch_position,
 //                  first_mismatch_index, first_mismatch_got, first_mismatch_expected}.
