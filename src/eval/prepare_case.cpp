@@ -18,25 +18,6 @@ ValueArgs<double> compute(const Operator& op, const Problem& problem, const Valu
     return out;
 }
 
-// The gate with the same-precision reference made only when a failing output's fallback
-// needs it (the gate says so by refusing to run the fallback without one).
-GateResult gate_with_lazy_reference(const Problem& problem, const ValueArgs<double>& candidate,
-                                    const ValueArgs<double>& golden, const std::function<const ValueArgs<double>&()>& same_precision,
-                                    const std::function<const ValueArgs<double>&()>& inputs) {
-    const ValueArgs<double> none = [&] {
-        ValueArgs<double> empty = values_for_specs<double>(problem.outputs);
-        for (auto& a : empty)
-            for (auto& t : a.tensors) t.v.clear();
-        return empty;
-    }();
-    try {
-        return run_precision_gate(problem, candidate, golden, none, inputs());
-    } catch (const Error& e) {
-        if (e.code() != ExitCode::internal) throw;
-    }
-    return run_precision_gate(problem, candidate, golden, same_precision(), inputs());
-}
-
 }  // namespace
 
 PreparedCase::PreparedCase(const Operator& op, Problem problem, std::uint64_t eval_seed, const GoldenCache* cache,
@@ -78,9 +59,9 @@ const ValueArgs<double>& PreparedCase::same_precision() const {
 }
 
 GateResult PreparedCase::judge(const std::vector<Arg>& candidate) const {
-    return gate_with_lazy_reference(problem_, values_from_args(candidate), golden_,
-                                    [this]() -> const ValueArgs<double>& { return same_precision(); },
-                                    [this]() -> const ValueArgs<double>& { return input_values(); });
+    return run_precision_gate(problem_, values_from_args(candidate), golden_,
+                              SamePrecisionReference([this]() -> const ValueArgs<double>& { return same_precision(); }),
+                              input_values());
 }
 
 GateResult judge_against_inputs(const Operator& op, const Problem& problem, const std::vector<Arg>& inputs,
@@ -88,13 +69,12 @@ GateResult judge_against_inputs(const Operator& op, const Problem& problem, cons
     const ValueArgs<double> input_values = values_from_args(inputs);
     const ValueArgs<double> golden = compute(op, problem, input_values, true);
     std::optional<ValueArgs<double>> same_precision;
-    return gate_with_lazy_reference(
-        problem, values_from_args(candidate), golden,
-        [&]() -> const ValueArgs<double>& {
-            if (!same_precision) same_precision = compute(op, problem, input_values, false);
-            return *same_precision;
-        },
-        [&]() -> const ValueArgs<double>& { return input_values; });
+    return run_precision_gate(problem, values_from_args(candidate), golden,
+                              SamePrecisionReference([&]() -> const ValueArgs<double>& {
+                                  if (!same_precision) same_precision = compute(op, problem, input_values, false);
+                                  return *same_precision;
+                              }),
+                              input_values);
 }
 
 }  // namespace hb

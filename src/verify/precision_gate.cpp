@@ -198,8 +198,8 @@ void decide_bit_exact(OutputVerdict& v, std::span<const double> candidate, const
             v.first_mismatch_expected);
 }
 
-void decide_relative(OutputVerdict& v, std::span<const double> candidate,
-                     std::span<const double> same_precision, const std::vector<double>& y) {
+void decide_relative(OutputVerdict& v, std::span<const double> candidate, const SamePrecisionValues& same_precision_of,
+                     const std::vector<double>& y) {
     const Thresholds& th = v.thresholds;
     const bool specials_ok = v.nan_mismatches == 0 && v.inf_sign_mismatches == 0;
     v.screen1_passed = v.mean_rel_err < th.tau && v.max_rel_err < th.max_rel;
@@ -236,10 +236,12 @@ void decide_relative(OutputVerdict& v, std::span<const double> candidate,
         screen += fmt::format("mean rel err {:.3g} >= tau {:.3g}", v.mean_rel_err, th.tau);
     }
 
-    if (same_precision.empty())
-        throw Error("precision gate: output " + v.label +
-                        " failed screen 1 and the fallback needs the same-precision reference, "
-                        "which was not given",
+    // Only now is the same-precision reference needed: it is computed on this request.
+    const std::span<const double> same_precision = same_precision_of();
+    if (same_precision.size() != y.size())
+        throw Error(fmt::format("precision gate: output {} failed screen 1 and its fallback needs {} same-precision "
+                                "values, but {} were given",
+                                v.label, y.size(), same_precision.size()),
                     ExitCode::internal);
     const double finite_max = dtype_max(v.dtype);
     v.fallback_ran = true;
@@ -262,14 +264,15 @@ void decide_relative(OutputVerdict& v, std::span<const double> candidate,
 OutputVerdict compare_output(std::span<const double> candidate, std::span<const double> golden_fp64,
                              std::span<const double> same_precision, DType dtype,
                              const Thresholds& thresholds, const std::string& label) {
+    return compare_output(candidate, golden_fp64, [same_precision] { return same_precision; }, dtype, thresholds, label);
+}
+
+OutputVerdict compare_output(std::span<const double> candidate, std::span<const double> golden_fp64,
+                             const SamePrecisionValues& same_precision, DType dtype, const Thresholds& thresholds,
+                             const std::string& label) {
     if (thresholds.dtype != dtype)
         throw Error(fmt::format("precision gate: output {} is {} but its thresholds are for {}", label,
                                 dtype_name(dtype), dtype_name(thresholds.dtype)),
-                    ExitCode::internal);
-    if (!same_precision.empty() && same_precision.size() != golden_fp64.size())
-        throw Error(fmt::format("precision gate: output {} has {} golden values but {} "
-                                "same-precision values",
-                                label, golden_fp64.size(), same_precision.size()),
                     ExitCode::internal);
 
     OutputVerdict v;
@@ -403,15 +406,32 @@ OutputVerdict gather_output(const Problem& problem, const IndexGather& ig,
 GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& candidate_outputs,
                               const ValueArgs<double>& golden, const ValueArgs<double>& same_precision,
                               const ValueArgs<double>& inputs) {
+    return run_precision_gate(problem, candidate_outputs, golden, SamePrecisionReference([&]() -> const ValueArgs<double>& {
+                                  return same_precision;
+                              }),
+                              inputs);
+}
+
+GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& candidate_outputs,
+                              const ValueArgs<double>& golden, const SamePrecisionReference& same_precision,
+                              const ValueArgs<double>& inputs) {
     const auto& specs = problem.outputs;
-    if (candidate_outputs.size() != specs.size() || golden.size() != specs.size() ||
-        same_precision.size() != specs.size())
+    if (candidate_outputs.size() != specs.size() || golden.size() != specs.size())
         throw Error(problem.context() +
-                        fmt::format("the precision gate got {} candidate, {} golden and {} "
-                                    "same-precision outputs for {} outputs",
-                                    candidate_outputs.size(), golden.size(), same_precision.size(),
-                                    specs.size()),
+                        fmt::format("the precision gate got {} candidate and {} golden outputs for {} outputs",
+                                    candidate_outputs.size(), golden.size(), specs.size()),
                     ExitCode::internal);
+    // The reference of output `a`, member `t`, made on the first request (a failing output's fallback).
+    auto reference_of = [&](std::size_t a, std::size_t t) {
+        return [&same_precision, &problem, a, t]() -> std::span<const double> {
+            const ValueArgs<double>& all = same_precision();
+            if (all.size() != problem.outputs.size() || all[a].tensors.size() <= t)
+                throw Error(problem.context() + fmt::format("the same-precision reference has {} outputs for {}",
+                                                            all.size(), problem.outputs.size()),
+                            ExitCode::internal);
+            return all[a].tensors[t].v;
+        };
+    };
     static const std::map<DType, double> no_overrides;
     const auto& overrides = problem.proto ? problem.proto->tau_overrides : no_overrides;
 
@@ -429,13 +449,12 @@ GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& c
             continue;
         }
         const std::size_t members = spec.tensors.size();
-        if (candidate_outputs[a].tensors.size() != members || golden[a].tensors.size() != members ||
-            same_precision[a].tensors.size() != members)
+        if (candidate_outputs[a].tensors.size() != members || golden[a].tensors.size() != members)
             throw Error(problem.context() +
                             fmt::format("output '{}' has {} tensors but the precision gate got {} "
-                                        "candidate, {} golden and {} same-precision tensors",
+                                        "candidate and {} golden tensors",
                                         spec.name, members, candidate_outputs[a].tensors.size(),
-                                        golden[a].tensors.size(), same_precision[a].tensors.size()),
+                                        golden[a].tensors.size()),
                         ExitCode::internal);
 
         for (std::size_t t = 0; t < members; ++t) {
@@ -457,8 +476,8 @@ GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& c
                 result.outputs.push_back(std::move(v));
             } else {
                 result.outputs.push_back(compare_output(candidate_outputs[a].tensors[t].v,
-                                                        golden[a].tensors[t].v,
-                                                        same_precision[a].tensors[t].v, dtype, th, label));
+                                                        golden[a].tensors[t].v, reference_of(a, t), dtype, th,
+                                                        label));
             }
         }
     }

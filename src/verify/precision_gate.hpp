@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -91,6 +92,12 @@ OutputVerdict compare_output(std::span<const double> candidate,
                              std::span<const double> golden_fp64,
                              std::span<const double> same_precision, DType dtype,
                              const Thresholds& thresholds, const std::string& label = "");
+// The same, with the same-precision values asked for only when the fallback runs (they are
+// expensive: a second reference computation).
+using SamePrecisionValues = std::function<std::span<const double>()>;
+OutputVerdict compare_output(std::span<const double> candidate, std::span<const double> golden_fp64,
+                             const SamePrecisionValues& same_precision, DType dtype, const Thresholds& thresholds,
+                             const std::string& label = "");
 
 struct GateResult {
     bool passed = false;
@@ -108,6 +115,12 @@ struct GateResult {
 GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& candidate_outputs,
                               const ValueArgs<double>& golden,
                               const ValueArgs<double>& same_precision,
+                              const ValueArgs<double>& inputs);
+// The same, with the same-precision reference computed only if some output's fallback runs
+// (the caller memoizes it: it is asked for once per failing output).
+using SamePrecisionReference = std::function<const ValueArgs<double>&()>;
+GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& candidate_outputs,
+                              const ValueArgs<double>& golden, const SamePrecisionReference& same_precision,
                               const ValueArgs<double>& inputs);
 
 // JSON for the report. Non-finite numbers (got/expected values) are written as the strings
