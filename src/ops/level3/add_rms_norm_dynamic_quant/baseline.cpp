@@ -7,6 +7,7 @@
 // a reduction, binary ops, a reorder per row) would pass over memory several times.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ops/baseline_support.hpp"
@@ -15,42 +16,97 @@ namespace {
 
 using namespace hb::baseline;
 
+// Saturation to int8 with comparisons, which vectorize (fminf/fmaxf are library calls).
+inline float clamp_int8(float v) { return v < -128.f ? -128.f : (v > 127.f ? 127.f : v); }
+
+// One row of fp16/bf16 to fp32 and back, vectorized (F16C, bit shifts) on the calling
+// thread: baseline_support's widen_to_f32 / narrow_from_f32 open their own parallel loops.
+void widen_row_f32(const FlatTensor& src, float* dst) {
+    const auto* s = static_cast<const std::uint16_t*>(src.data);
+    std::int64_t i = 0;
+    if (src.dtype == HB_FLOAT16) {
+#ifdef __F16C__
+        for (; i + 8 <= src.n; i += 8)
+            _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
+#endif
+        for (; i < src.n; ++i) dst[i] = hb_f16_to_f32(s[i]);
+    } else {
+#pragma omp simd
+        for (std::int64_t j = 0; j < src.n; ++j) dst[j] = hb_bf16_to_f32(s[j]);
+    }
+}
+
+void narrow_row_f32(const float* src, const FlatTensor& dst) {
+    auto* d = static_cast<std::uint16_t*>(dst.data);
+    std::int64_t i = 0;
+    if (dst.dtype == HB_FLOAT16) {
+#ifdef __F16C__
+        for (; i + 8 <= dst.n; i += 8)
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i),
+                             _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+        for (; i < dst.n; ++i) d[i] = hb_f32_to_f16(src[i]);
+    } else {
+#pragma omp simd
+        for (std::int64_t j = 0; j < dst.n; ++j) d[j] = hb_f32_to_bf16(src[j]);
+    }
+}
+
+// Widens n elements to fp32 (F16C for fp16, a shift for bf16: vectorized, unlike the
+// scalar to_f32 in a loop) and narrows back, rounding to nearest even.
+template <typename Element>
+void widen_row(const Element* src, float* dst, std::int64_t n) {
+    FlatTensor t;
+    t.data = const_cast<Element*>(src);
+    t.dtype = std::is_same_v<Element, Half> ? HB_FLOAT16 : HB_BFLOAT16;
+    t.n = n;
+    widen_row_f32(t, dst);
+}
+
 template <typename Element>
 void run_rows(const Element* x1, const Element* x2, const Element* gamma, std::int8_t* y, Element* x_out,
               float* scale_out, std::int64_t rows, std::int64_t row, float epsilon) {
     std::vector<float> g(static_cast<std::size_t>(row));
-    for (std::int64_t i = 0; i < row; ++i) g[static_cast<std::size_t>(i)] = to_f32(gamma[i]);
+    widen_row(gamma, g.data(), row);
     const float* gp = g.data();
 #pragma omp parallel
     {
-        std::vector<float> buffer(static_cast<std::size_t>(row));
+        std::vector<float> buffer(static_cast<std::size_t>(2 * row));
         float* s = buffer.data();
+        float* b = s + row;
 #pragma omp for schedule(static)
         for (std::int64_t r = 0; r < rows; ++r) {
             const std::int64_t base = r * row;
+            widen_row(x1 + base, s, row);
+            widen_row(x2 + base, b, row);
             float sum = 0.f;
 #pragma omp simd reduction(+ : sum)
             for (std::int64_t i = 0; i < row; ++i) {
-                const float v = to_f32(x1[base + i]) + to_f32(x2[base + i]);
-                s[i] = v;
-                x_out[base + i] = from_f32<Element>(v);
-                sum += v * v;
+                s[i] += b[i];
+                sum += s[i] * s[i];
             }
+            FlatTensor out;
+            out.data = x_out + base;
+            out.dtype = std::is_same_v<Element, Half> ? HB_FLOAT16 : HB_BFLOAT16;
+            out.n = row;
+            narrow_row_f32(s, out);
             const float rms = std::sqrt(sum / static_cast<float>(row) + epsilon);
             float max_abs = 0.f;
             bool nan = false;
 #pragma omp simd reduction(max : max_abs) reduction(| : nan)
             for (std::int64_t i = 0; i < row; ++i) {
-                const float u = std::fabs((s[i] / rms) * gp[i]);
+                s[i] = (s[i] / rms) * gp[i];
+                const float u = std::fabs(s[i]);
                 nan |= u != u;
                 max_abs = u > max_abs ? u : max_abs;
             }
             const float scale = nan ? NAN : std::fmax(max_abs, 1e-12f) / 127.0f;
             scale_out[r] = scale;
+            std::int8_t* yr = y + base;
 #pragma omp simd
             for (std::int64_t i = 0; i < row; ++i) {
-                const float q = ((s[i] / rms) * gp[i]) / scale;
-                y[base + i] = q != q ? 0 : static_cast<std::int8_t>(std::fmin(std::fmax(std::nearbyint(q), -128.f), 127.f));
+                const float q = s[i] / scale;
+                yr[i] = q != q ? 0 : static_cast<std::int8_t>(clamp_int8(std::nearbyint(q)));
             }
         }
     }
