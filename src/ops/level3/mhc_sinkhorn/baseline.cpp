@@ -1,9 +1,9 @@
 // Baseline for mhc_sinkhorn: threaded C++, OpenMP over the B matrices, each n x n matrix
 // copied into a per-thread fp32 buffer and iterated there (row softmax + eps and a column
-// normalization, then iter_step - 1 row and column normalizations, dividing as PyTorch's
-// broadcast division does), then written out once. oneDNN has no Sinkhorn iteration: its
-// softmax could do only the first row normalization of the [B*n, n] view, and for n <= 16
-// each primitive execution costs more than this whole fused loop.
+// normalization, then iter_step - 1 row and column normalizations, each a reciprocal per row
+// or column and a multiply per entry), then written out once. oneDNN has no Sinkhorn
+// iteration: its softmax could do only the first row normalization of the [B*n, n] view, and
+// for n <= 16 each primitive execution costs more than this whole fused loop.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -37,14 +37,16 @@ void sinkhorn(float* m, std::int64_t n, std::int64_t iterations, float eps) {
                 float* row = m + i * n;
                 float sum = 0.f;
                 for (std::int64_t j = 0; j < n; ++j) sum += row[j];
-                const float denominator = sum + eps;
-                for (std::int64_t j = 0; j < n; ++j) row[j] /= denominator;
+                const float inverse = 1.f / (sum + eps);
+                for (std::int64_t j = 0; j < n; ++j) row[j] *= inverse;
             }
         std::fill(column_sum.begin(), column_sum.end(), 0.f);
         for (std::int64_t i = 0; i < n; ++i)
             for (std::int64_t j = 0; j < n; ++j) column_sum[static_cast<std::size_t>(j)] += m[i * n + j];
+        for (std::int64_t j = 0; j < n; ++j)
+            column_sum[static_cast<std::size_t>(j)] = 1.f / (column_sum[static_cast<std::size_t>(j)] + eps);
         for (std::int64_t i = 0; i < n; ++i)
-            for (std::int64_t j = 0; j < n; ++j) m[i * n + j] /= column_sum[static_cast<std::size_t>(j)] + eps;
+            for (std::int64_t j = 0; j < n; ++j) m[i * n + j] *= column_sum[static_cast<std::size_t>(j)];
     }
 }
 
