@@ -3,13 +3,19 @@
 //   logits by the lower index: softmax keeps the order of x, so ranking x is ranking p
 //   exactly, where probabilities rounded to fp32 would tie);  y = their p, expert_idx =
 //   the experts (E for a finished row), row_idx[r, j] = j * R + r.
-// Rows are spread over the threads. A row is widened once into L1 (AVX2, F16C or a shift for
-// bf16), with its max, then e^(x - max) and the sum in 8-lane steps (a degree-6 polynomial
-// after range reduction, under 1e-7 relative error, 0 below -87, NaN kept) and each logit's
-// order key (the float's bits made monotone as an int32, -0 as +0, NaN above all). The top k
-// are kept sorted; after the first k, a vector compare against the k-th key skips every
-// group of 8 logits with no candidate, so a row costs about one compare per logit plus
-// k log(E / k) insertions. Without AVX2, FMA and F16C the same file builds a scalar loop.
+// e^x is a degree-6 polynomial after range reduction (under 1e-7 relative error, 0 below
+// -87, NaN kept); a logit's order key is its float's bits made monotone as an int32 (-0 as
+// +0, NaN above all). Two schedules, both with OpenMP over rows:
+//  - k <= 32 (the usual gating): 8 rows at a time, one row per lane. The group is transposed
+//    to expert-major columns, so the max, the keys, e^(x - max) and the sum are vertical
+//    vector operations whatever E is, and the top k are kept by an insertion network of k
+//    registers per lane (on AVX-512 one int64 key|~index max and min per step; on AVX2 a
+//    key compare with an index tie-break and blends). A column that ranks before no lane's
+//    k-th entry is skipped.
+//  - larger k: per row, keys and exponentials in 8-lane steps; where k is under a quarter of E
+//    the top k are kept sorted and a vector compare against the k-th key skips every group
+//    of 8 logits with no candidate; otherwise a selection and a sort of the composites.
+// Without AVX2, FMA and F16C the same file builds a scalar loop.
 #include <omp.h>
 
 #include <algorithm>
@@ -64,10 +70,19 @@ uint64_t composite(int32_t key, int64_t index) {
 }
 int64_t index_of(uint64_t c) { return 0xffffffffu - static_cast<uint32_t>(c & 0xffffffffu); }
 
-// The k largest composites of keys[0, n), sorted descending, into best[0, k).
+// The k largest composites of keys[0, n), sorted descending, into best[0, k) (room for n).
+// Where k is a large share of n, most logits would be inserted one by one: a selection of
+// all n composites and a sort of the first k cost less.
 void select_top(const int32_t* keys, int64_t n, int64_t k, uint64_t* best) {
+    const auto larger = [](uint64_t a, uint64_t b) { return a > b; };
+    if (4 * k >= n) {
+        for (int64_t i = 0; i < n; ++i) best[i] = composite(keys[i], i);
+        if (k < n) std::nth_element(best, best + k, best + n, larger);
+        std::sort(best, best + k, larger);
+        return;
+    }
     for (int64_t i = 0; i < k; ++i) best[i] = composite(keys[i], i);
-    std::sort(best, best + k, [](uint64_t a, uint64_t b) { return a > b; });
+    std::sort(best, best + k, larger);
     int32_t threshold = static_cast<int32_t>((best[k - 1] >> 32) ^ 0x80000000u);
     auto insert = [&](int64_t i) {
         const uint64_t c = composite(keys[i], i);
@@ -204,13 +219,13 @@ float row_pass(hb_dtype t, const void* x, int64_t n, float* xf, int32_t* keys, f
     return sum;
 }
 
-// Up to kNetworkMaxK experts per row: 8 rows at a time, one row per lane. The group is
+// Up to kNetworkMaxK chosen experts per row: 8 rows at a time, one row per lane. The group is
 // transposed into [E][8] (expert-major), so the max, the order keys, e^(x - max) and the sum
 // are vertical vector operations whatever E is, and the top k are kept by an insertion
 // network of k sorted key/index registers per lane: each expert column is compared down the
 // network (a lane takes it where it ranks before the entry: a larger key, or an equal key
 // with a lower index), and a column that ranks before no lane's k-th entry is skipped.
-constexpr int64_t kNetworkMaxK = 16;
+constexpr int64_t kNetworkMaxK = 32;
 
 // Per-thread buffers of E columns of 8 lanes, 32-byte aligned.
 struct GroupBuffers {
@@ -447,7 +462,7 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     {
         std::vector<float> xf(static_cast<size_t>(experts)), e(static_cast<size_t>(experts));
         std::vector<int32_t> keys(static_cast<size_t>(experts));
-        std::vector<uint64_t> best(static_cast<size_t>(k));
+        std::vector<uint64_t> best(static_cast<size_t>(experts));
 #pragma omp for schedule(static)
         for (int64_t r = 0; r < rows; ++r) {
             const void* xr = static_cast<const char*>(x.data) + static_cast<size_t>(r * experts) * element;
