@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -41,6 +42,17 @@ inline CommandResult run_hapbench(const std::string& args) {
     r.err = ss.str();
     std::remove(err_file.c_str());
     return r;
+}
+
+// Operators in the shipped suite (every suite/levelN/<op>/proto.yaml): the tests that run
+// the whole suite count on it instead of a fixed number, since each level adds operators.
+inline std::size_t suite_operator_count() {
+    std::size_t n = 0;
+    for (const auto& level : std::filesystem::directory_iterator(std::string(HB_SOURCE_DIR) + "/suite"))
+        if (level.is_directory())
+            for (const auto& op : std::filesystem::directory_iterator(level.path()))
+                n += std::filesystem::exists(op.path() / "proto.yaml");
+    return n;
 }
 
 inline const nlohmann::json* find_operator(const nlohmann::json& run, const std::string& op) {

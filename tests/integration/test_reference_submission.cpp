@@ -1,4 +1,4 @@
-// The bundled reference submission passes every public case (levels 1 and 2; correctness
+// The bundled reference submission passes every public case (every level; correctness
 // only, which is what CI's time allows), and a timed run of one operator of each kind
 // (elementwise, normalization, index), with reduced repeats against the example hardware
 // model (no calibration in tests), carries the fields scripts rely on.
@@ -35,9 +35,11 @@ TEST_F(ReferenceSubmission, EveryPublicCasePassesCorrectness) {
         EXPECT_TRUE(c.at("passed").get<bool>()) << c.at("operator") << " case " << c.at("case_id") << ": "
                                                 << c.at("status") << " " << c.at("message");
     }
-    // 20 public cases per operator in suite/, every level.
+    // 20 public cases per operator in suite/, every level: every suite/levelN/<op> is evaluated.
     EXPECT_EQ(cases, 20 * static_cast<int>(correctness_->at("operators").size()));
-    EXPECT_EQ(correctness_->at("operators").size(), 8u + 16u);
+    const std::size_t suite_operators = suite_operator_count();
+    EXPECT_GE(suite_operators, 8u + 16u);
+    EXPECT_EQ(correctness_->at("operators").size(), suite_operators);
 }
 
 TEST_F(ReferenceSubmission, ResultsCarryTheDocumentedFields) {

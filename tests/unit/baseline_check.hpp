@@ -78,15 +78,25 @@ inline const Proto& suite_proto(const std::string& op, int level) {
     return it->second;
 }
 
-// One input of a case: a tensor (one shape) or a list (one shape per member, foreach ops).
+// One input of a case: a tensor (one shape) or a list (one shape per member, foreach ops),
+// or an optional input left absent (absent_input()).
 struct BaselineInput {
     DType dtype;
     std::vector<Shape> shapes;
     ValueRange range;
+    bool present = true;
 
     BaselineInput(DType dtype, Shape shape, ValueRange range)
         : dtype(dtype), shapes{std::move(shape)}, range(range) {}
 };
+
+// An optional input that the case leaves out.
+inline BaselineInput absent_input() {
+    BaselineInput input(DType::f32, {}, {0, 0});
+    input.shapes.clear();
+    input.present = false;
+    return input;
+}
 
 // A list input; a function rather than a constructor, as {4} would read as either form.
 inline BaselineInput list_input(DType dtype, std::vector<Shape> member_shapes, ValueRange range) {
@@ -102,6 +112,10 @@ inline std::string describe_case(const std::string& op, const std::vector<Baseli
     std::string text = op;
     text.append(" ").append(attrs_to_string(attrs));
     for (const BaselineInput& input : inputs) {
+        if (!input.present) {
+            text.append(" absent");
+            continue;
+        }
         text.append(" ").append(dtype_name(input.dtype));
         for (const Shape& shape : input.shapes) text.append(shape_to_string(shape));
         text.append(input.range.to_string());
@@ -134,6 +148,7 @@ inline PreparedCase prepare_case(const std::string& op_name, const std::vector<B
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         CaseInput case_input;
         case_input.is_list = proto.inputs[k].is_list;
+        case_input.present = inputs[k].present;
         case_input.shapes = inputs[k].shapes;
         case_input.dtype = inputs[k].dtype;
         case_input.range = inputs[k].range;

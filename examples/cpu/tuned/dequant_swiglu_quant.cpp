@@ -1,0 +1,1 @@
+../reference/dequant_swiglu_quant.cpp

@@ -1,0 +1,1 @@
+../reference/engram_gate_fusion.cpp

@@ -1,0 +1,1 @@
+../reference/mhc_sinkhorn.cpp

@@ -1,0 +1,1 @@
+../reference/moe_finalize_routing.cpp
