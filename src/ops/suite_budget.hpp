@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "suite/case_sampler.hpp"
+#include "spec/case_sampler.hpp"
 
 namespace hb {
 

@@ -15,8 +15,8 @@
 #include "ops/resolve.hpp"
 #include "suite/case_rules.hpp"
 #include "suite/inputs.hpp"
-#include "suite/profile.hpp"
-#include "suite/proto.hpp"
+#include "spec/profile.hpp"
+#include "spec/proto.hpp"
 #include "suite/split.hpp"
 
 namespace hb {

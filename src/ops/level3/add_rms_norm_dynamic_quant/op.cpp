@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/int8_quant.hpp"
 #include "ops/register.hpp"
 #include "ops/suite_budget.hpp"
@@ -144,6 +145,9 @@ class AddRmsNormDynamicQuantOp final : public OperatorWithCompute<AddRmsNormDyna
         w.add_vector(OpClass::cmp, DType::f32, n);
         w.add_vector(OpClass::sqrt, DType::f32, rows);
         w.add_vector(OpClass::div, DType::f32, 3 * rows);
+        add_formula(w, x1.dtype, FormulaMath::in_fp32, n,
+                    {{OpClass::add, 2}, {OpClass::mul, 3}, {OpClass::abs, 1}, {OpClass::cmp, 1}, {OpClass::div, 1},
+                     {OpClass::cast, 1}});
         // A row is held whole between its passes.
         w.row_elements = v.row;
         w.parallel_items = rows;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/int8_quant.hpp"
 #include "ops/register.hpp"
 #include "ops/suite_budget.hpp"
@@ -157,6 +158,15 @@ class DequantSwigluQuantOp final : public OperatorWithCompute<DequantSwigluQuant
         w.add_vector(OpClass::mul, DType::f32, (quant_scale ? 3 : 2) * n_out);
         w.add_vector(OpClass::abs, DType::f32, n_out);
         w.add_vector(OpClass::cmp, DType::f32, n_out);
+        const double scale_mul = quant_scale ? 1 : 0;
+        if (dequantize)
+            add_formula(w, DType::f32, FormulaMath::in_fp32, n_out,
+                        {{OpClass::cast, 3}, {OpClass::mul, 6 + scale_mul}, {OpClass::add, 2}, {OpClass::exp, 1},
+                         {OpClass::div, 2}, {OpClass::abs, 1}, {OpClass::cmp, 1}});
+        else
+            add_formula(w, x.dtype, FormulaMath::in_fp32, n_out,
+                        {{OpClass::mul, 2 + scale_mul}, {OpClass::add, 2}, {OpClass::exp, 1}, {OpClass::div, 2},
+                         {OpClass::abs, 1}, {OpClass::cmp, 1}, {OpClass::cast, 1}});
         // The row of s is held whole between its max pass and its quantizing pass.
         w.row_elements = half;
         w.parallel_items = static_cast<double>(tokens);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/int8_quant.hpp"
 #include "ops/register.hpp"
 #include "ops/suite_budget.hpp"
@@ -204,6 +205,11 @@ class EngramGateFusionOp final : public OperatorWithCompute<EngramGateFusionOp> 
         w.add_vector(OpClass::sqrt, DType::f32, 4 * rows);
         w.add_vector(OpClass::abs, DType::f32, rows);
         w.add_vector(OpClass::cmp, DType::f32, rows);
+        const TensorSpec& keys = p.input("keys").tensors.at(0);
+        add_formula(w, keys.dtype, FormulaMath::in_fp32, elements,
+                    {{OpClass::mul, 12 + taps}, {OpClass::add, 6 + taps}, {OpClass::exp, 1}, {OpClass::div, 1},
+                     {OpClass::select, taps}});
+        add_formula_terms(w, keys.dtype, FormulaMath::compare, state_elements, {{OpClass::select, 1}});
         // Rows of D are normalized whole.
         w.row_elements = g.dim;
         w.parallel_items = rows;

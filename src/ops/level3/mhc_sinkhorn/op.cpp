@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/int8_quant.hpp"
 #include "ops/register.hpp"
 #include "ops/suite_budget.hpp"
@@ -126,6 +127,8 @@ class MhcSinkhornOp final : public OperatorWithCompute<MhcSinkhornOp> {
         w.add_vector(OpClass::add, DType::f32, elements * (2 + 2 * iterations) + lines * (2 * iterations - 1));
         w.add_vector(OpClass::mul, DType::f32, elements * 2 * iterations);
         w.add_vector(OpClass::div, DType::f32, 2 * lines * iterations);
+        add_formula(w, comb.dtype, FormulaMath::in_fp32, elements,
+                    {{OpClass::exp, 1}, {OpClass::add, 3 + 2 * (iterations - 1)}, {OpClass::div, 2 * iterations}});
         // A matrix is held whole for its iterations; matrices are independent.
         w.row_elements = comb.shape[1] * comb.shape[2];
         w.parallel_items = batch;

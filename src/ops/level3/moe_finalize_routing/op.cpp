@@ -25,6 +25,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/register.hpp"
 #include "ops/suite_budget.hpp"
 
@@ -220,6 +221,13 @@ class MoeFinalizeRoutingOp final : public OperatorWithCompute<MoeFinalizeRouting
                                   (bias ? static_cast<double>(g.experts) * h : 0);
             w.add_vector(OpClass::cast, compute, loaded + out_elements);
         }
+        const double k = static_cast<double>(g.k);
+        const double adds = (skip1 && skip2 ? k + 1 : skip1 || skip2 ? k : k - 1) + (bias ? k : 0);
+        add_formula(w, rows.dtype, FormulaMath::compare, out_elements, {{OpClass::select, k}});
+        if (p.input("scales").present)
+            add_formula(w, rows.dtype, FormulaMath::in_fp32, out_elements, {{OpClass::add, adds}, {OpClass::mul, k}});
+        else
+            add_formula(w, rows.dtype, FormulaMath::in_fp32, out_elements, {{OpClass::add, adds}});
         w.parallel_items = static_cast<double>(g.num_rows);
         w.innermost = g.hidden;
         return w;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "ops/formula_count.hpp"
 #include "ops/int8_quant.hpp"
 #include "ops/register.hpp"
 #include "ops/suite_budget.hpp"
@@ -156,6 +157,8 @@ class MoeGatingTopKSoftmaxOp final : public OperatorWithCompute<MoeGatingTopKSof
         w.add_vector(OpClass::exp, DType::f32, n);
         w.add_vector(OpClass::mul, DType::f32, outputs);
         w.add_vector(OpClass::div, DType::f32, rows);
+        add_formula(w, x.dtype, FormulaMath::in_fp32, n, {{OpClass::exp, 1}, {OpClass::add, 1}, {OpClass::div, 1}});
+        add_formula(w, x.dtype, FormulaMath::compare, n, {{OpClass::cmp, 1}});
         w.row_elements = g.experts;
         w.parallel_items = rows;
         w.innermost = g.experts;
