@@ -21,7 +21,7 @@ std::uint64_t TimedInputSeeds::seed(const Problem& problem, int call) const {
 }
 
 void fill_timed_inputs(const Problem& problem, const Operator& op, std::uint64_t seed, std::vector<Arg>& inputs) {
-    fill_inputs(problem, op, seed, inputs);
+    fill_inputs(problem, op, seed, inputs, InputDraw::timed_call);
 }
 
 }  // namespace hb

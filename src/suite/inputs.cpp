@@ -89,6 +89,19 @@ void fill_piece(const TensorSpec& spec, void* data, std::size_t begin, std::size
 
 }  // namespace
 
+void mark_constant_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_t stream_seed) {
+    if (!range || range->lo != range->hi || !std::isfinite(range->lo) || !is_floating(t.spec.dtype)) return;
+    const auto n = static_cast<std::size_t>(t.numel());
+    if (n == 0) return;
+    Rng rng(stream_seed ^ 0x6d61726b6564ull);  // "marked"
+    const double fmax = dtype_max(t.spec.dtype);
+    const std::size_t marks = std::max<std::size_t>(1, n / 1024);
+    for (std::size_t k = 0; k < marks; ++k) {
+        const auto at = static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(n) - 1));
+        t.set(at, std::clamp(rng.uniform(range->lo - 1, range->lo + 1), -fmax, fmax));
+    }
+}
+
 void fill_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_t stream_seed) {
     const auto n = static_cast<std::size_t>(t.numel());
     const std::int64_t pieces = static_cast<std::int64_t>((n + piece_elements - 1) / piece_elements);
@@ -118,11 +131,16 @@ std::uint64_t base_input_seed(const Problem& problem, std::uint64_t eval_seed) {
     return case_seed(problem.case_id(), eval_seed);
 }
 
-void fill_inputs(const Problem& problem, const Operator& op, std::uint64_t seed, std::vector<Arg>& args) {
+void fill_inputs(const Problem& problem, const Operator& op, std::uint64_t seed, std::vector<Arg>& args,
+                 InputDraw draw) {
     int tensor_index = 0;
     for (std::size_t a = 0; a < args.size(); ++a) {
         const auto& range = problem.spec.inputs.at(a).range;
-        for (auto& t : args[a].tensors) fill_tensor(t, range, input_stream_seed(seed, tensor_index++));
+        for (auto& t : args[a].tensors) {
+            const std::uint64_t stream = input_stream_seed(seed, tensor_index++);
+            fill_tensor(t, range, stream);
+            if (draw == InputDraw::timed_call) mark_constant_tensor(t, range, stream);
+        }
     }
     Rng hook_rng(input_stream_seed(seed, 1 << 12));
     op.fix_inputs(problem, args, hook_rng);

@@ -32,9 +32,18 @@ void fill_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_
 // The seed of a case's base inputs: case_seed(case_id, eval_seed) (methodology section 2).
 std::uint64_t base_input_seed(const Problem& problem, std::uint64_t eval_seed);
 
+// A timed call's inputs follow the case's rules with one difference: a floating input whose
+// range is a constant [c, c] would be the same bytes in every call (a cached output would
+// always be right), so a secret ~1/1024 of its elements (at least one) are drawn from
+// [c - 1, c + 1] instead (docs/security.md).
+enum class InputDraw { base, timed_call };
+
+void mark_constant_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_t stream_seed);
+
 // Fills every input of a case (allocated or borrowed) from `seed`; tensors are numbered in
 // proto order, list members in order. The operator's fix_inputs hook runs last.
-void fill_inputs(const Problem& problem, const Operator& op, std::uint64_t seed, std::vector<Arg>& args);
+void fill_inputs(const Problem& problem, const Operator& op, std::uint64_t seed, std::vector<Arg>& args,
+                 InputDraw draw = InputDraw::base);
 
 // Every input of a case, allocated and filled from its base seed.
 std::vector<Arg> generate_inputs(const Problem& problem, const Operator& op, std::uint64_t eval_seed,
