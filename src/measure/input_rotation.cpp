@@ -14,13 +14,21 @@ std::int64_t variant_shift(std::int64_t n, int variant) {
     return 1 + static_cast<std::int64_t>(z % static_cast<std::uint64_t>(n - 1));
 }
 
+std::int64_t variant_element_shift(const TensorSpec& spec, int variant) {
+    const std::int64_t n = spec.numel();
+    const std::int64_t record = spec.shape.size() >= 2 ? spec.shape.back() : 1;
+    if (record > 1 && record <= max_record_elements && n / record >= 2)
+        return variant_shift(n / record, variant) * record;
+    return variant_shift(n, variant);
+}
+
 void fill_variant(const Arg& base, int variant, Arg& dst) {
     for (std::size_t k = 0; k < base.tensors.size(); ++k) {
         const Tensor& src = base.tensors[k];
         Tensor& out = dst.tensors[k];
         const std::size_t elem = dtype_size(src.spec.dtype);
         const auto n = src.numel();
-        const auto shift = variant_shift(n, variant);
+        const auto shift = variant_element_shift(src.spec, variant);
         const auto* s = static_cast<const char*>(src.data());
         auto* d = static_cast<char*>(out.data());
         std::memcpy(d, s + shift * static_cast<std::int64_t>(elem), static_cast<std::size_t>(n - shift) * elem);
