@@ -113,7 +113,8 @@ struct Conv2dPlan {
     std::size_t bytes = 0; // workspace: the fp32 copies, then the reordered buffers
 };
 
-inline Conv2dPlan make_conv2d_plan(const Conv2dCall& c) {
+// force_f32: plan the fp32 primitive (with conversions) even where the case dtype has one.
+inline Conv2dPlan make_conv2d_plan(const Conv2dCall& c, bool force_f32 = false) {
     using tag = dnnl::memory::format_tag;
     auto make = [&](dnnl::memory::data_type t) {
         const dnnl::memory::dims weights_dims = c.groups > 1
@@ -130,7 +131,8 @@ inline Conv2dPlan make_conv2d_plan(const Conv2dCall& c) {
         return pd;
     };
     Conv2dPlan plan;
-    std::optional<dnnl::convolution_forward::primitive_desc> pd = try_create(make, c.x.type);
+    std::optional<dnnl::convolution_forward::primitive_desc> pd;
+    if (!force_f32 || c.x.dtype == HB_FLOAT32) pd = try_create(make, c.x.type);
     dnnl::memory::data_type t = c.x.type;
     if (!pd) {
         t = dnnl::memory::data_type::f32;
@@ -150,9 +152,25 @@ inline Conv2dPlan make_conv2d_plan(const Conv2dCall& c) {
     return plan;
 }
 
-inline const Conv2dPlan& conv2d_plan(const Conv2dCall& c) {
-    static PlanCache<decltype(c.key()), Conv2dPlan> cache;
-    return cache.get(c.key(), [&] { return make_conv2d_plan(c); });
+inline const Conv2dPlan& conv2d_plan(const Conv2dCall& c, bool force_f32 = false) {
+    static PlanCache<decltype(std::tuple_cat(c.key(), std::make_tuple(force_f32))), Conv2dPlan> cache;
+    return cache.get(std::tuple_cat(c.key(), std::make_tuple(force_f32)), [&] { return make_conv2d_plan(c, force_f32); });
+}
+
+// oneDNN's half-precision kernels pair taps for their dot-product instructions and pad a
+// pair with a zero weight (first-layer kernels with few input channels pad the filter
+// width, observed with bfloat16 on AVX512-BF16): an infinite x beside the window then meets
+// 0 and gives NaN where the operator has +-inf. Cases whose x holds a non-finite value
+// (one vectorized pass over the exponents) therefore take the fp32 primitive, whose kernels
+// multiply only the window's taps.
+inline bool has_nonfinite_half(const FlatTensor& t) {
+    if (t.dtype != HB_FLOAT16 && t.dtype != HB_BFLOAT16) return false;
+    const auto* bits = static_cast<const std::uint16_t*>(t.data);
+    const std::uint16_t exponent = t.dtype == HB_FLOAT16 ? 0x7c00 : 0x7f80;
+    int found = 0;
+#pragma omp parallel for simd reduction(| : found) schedule(static)
+    for (std::int64_t i = 0; i < t.n; ++i) found |= (bits[i] & exponent) == exponent;
+    return found != 0;
 }
 
 // Where a padded tap meets a non-finite weight the operator's product is 0 * inf = NaN, a
@@ -204,11 +222,15 @@ void nan_where_padding_meets_nonfinite_weights(const Conv2dCall& c) {
     }
 }
 
-inline std::uint64_t conv2d_workspace_bytes(const Conv2dCall& c) { return conv2d_plan(c).bytes; }
+// Room for either plan: the fp32 one is taken per call when x holds a non-finite value.
+inline std::uint64_t conv2d_workspace_bytes(const Conv2dCall& c) {
+    return std::max(conv2d_plan(c).bytes, conv2d_plan(c, true).bytes);
+}
 
 inline int run_conv2d(const hb_call* call, const Conv2dCall& c) {
     return guarded(call, [&] {
-        const Conv2dPlan& plan = conv2d_plan(c);
+        const Conv2dPlan& native = conv2d_plan(c);
+        const Conv2dPlan& plan = !native.via_f32 && has_nonfinite_half(c.x) ? conv2d_plan(c, true) : native;
         if (plan.bytes && (!call->workspace || call->workspace_bytes < plan.bytes))
             return hb_fail(call, 4, "the convolution needs the workspace from hapbench_workspace_bytes");
         char* ws = static_cast<char*>(call->workspace);
