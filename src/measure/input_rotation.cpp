@@ -17,8 +17,8 @@ std::int64_t variant_shift(std::int64_t n, int variant) {
 std::int64_t variant_element_shift(const TensorSpec& spec, int variant) {
     const std::int64_t n = spec.numel();
     const std::int64_t record = spec.shape.size() >= 2 ? spec.shape.back() : 1;
-    if (record > 1 && record <= max_record_elements && n / record >= 2)
-        return variant_shift(n / record, variant) * record;
+    // A single record cannot move without coming apart: it stays (the other inputs still change).
+    if (record > 1 && record <= max_record_elements) return variant_shift(n / record, variant) * record;
     return variant_shift(n, variant);
 }
 

@@ -12,10 +12,10 @@ namespace hb {
 // derived from the variant (out[i] = base[(i + shift) mod n]). The content differs from
 // every other call while the value distribution stays; every tensor of the same shape
 // gets the same shift, so elementwise pairings between inputs (x with its mask) survive.
-// A tensor of records (rank >= 2, innermost dim of at most max_record_elements, at least two
-// of them: ROI boxes [K, 5], grids [..., 3], small filters) shifts by whole records, so that
-// a row such as (batch index, x0, y0, x1, y1) stays one row; its variants are the records
-// in rotated order. Variant 0 is the base itself. The harness rebuilds the same copy to
+// A tensor of records (rank >= 2, innermost dim of 2 to max_record_elements: ROI boxes
+// [K, 5], grids [..., 3], small filters) shifts by whole records, so that a row such as
+// (batch index, x0, y0, x1, y1) stays one row; its variants are the records in rotated order,
+// and a single record stays where it is. Variant 0 is the base itself. The harness rebuilds the same copy to
 // verify an output.
 void fill_variant(const Arg& base, int variant, Arg& dst);
 std::int64_t variant_shift(std::int64_t n, int variant);

@@ -23,11 +23,12 @@ TEST(WrongLevel3L3b, DepthwiseWithoutLeftPaddingFailsPrecision) {
     EXPECT_EQ(s[2], "PASS");
 }
 
-// Interleaved group mapping: case 5 (groups 2) pairs output channels with the wrong input
-// group; case 12 (groups 1) has one group.
+// Interleaved group mapping: case 8 (4 groups of 16 output channels) pairs output channels
+// with the wrong input group; case 12 (groups 1) has one group. (With one output channel per
+// group, as in case 5, both mappings agree.)
 TEST(WrongLevel3L3b, BackpropFilterWithInterleavedGroupsFailsPrecision) {
-    auto s = wrong_kernel_statuses("conv_3d_backprop_filter", {5, 12});
-    EXPECT_EQ(s[5], "PRECISION_FAIL");
+    auto s = wrong_kernel_statuses("conv_3d_backprop_filter", {8, 12});
+    EXPECT_EQ(s[8], "PRECISION_FAIL");
     EXPECT_EQ(s[12], "PASS");
 }
 

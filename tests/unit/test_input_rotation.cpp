@@ -38,7 +38,7 @@ TEST(InputRotation, RecordsShiftByWholeRecords) {
 
 TEST(InputRotation, FlatTensorsAndLongRowsShiftByElements) {
     bool inside_a_row = false;
-    for (const Shape& shape : {Shape{1000}, Shape{20, 64}, Shape{1, 5}}) {
+    for (const Shape& shape : {Shape{1000}, Shape{20, 64}, Shape{3, 9}}) {
         const Arg base = filled(shape);
         for (int variant = 1; variant <= 8; ++variant) {
             Arg copy = filled(shape);
@@ -49,6 +49,10 @@ TEST(InputRotation, FlatTensorsAndLongRowsShiftByElements) {
         }
     }
     EXPECT_TRUE(inside_a_row);
+}
+
+TEST(InputRotation, ASingleRecordStaysWhole) {
+    for (int variant = 1; variant <= 8; ++variant) EXPECT_EQ(variant_element_shift(TensorSpec{DType::f32, {1, 5}}, variant), 0);
 }
 
 TEST(InputRotation, TensorsOfOneShapeShareTheShift) {

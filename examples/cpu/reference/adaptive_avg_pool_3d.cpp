@@ -1,11 +1,13 @@
 // Reference adaptive_avg_pool_3d: x [N, C, D, H, W], output_size [Od, Oh, Ow]; y [N, C, Od, Oh,
 // Ow] in x's dtype (float32, float16 or bfloat16). Along an axis of length L with O outputs,
 // output i averages [floor(i L / O), ceil((i + 1) L / O)); y is the mean over the product of
-// the three ranges. fp32 sums, one division by the box's volume; OpenMP over (plane, output
-// depth) pairs.
+// the three ranges. fp32 sums (rows over W windows, then over D and H windows), one
+// division by the box's volume; OpenMP over (plane, output depth) pairs.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "hapbench/half.h"
 #include "hapbench/kernel.h"
@@ -53,21 +55,34 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     const int64_t od = y.shape[2], oh = y.shape[3], ow = y.shape[4];
     const int64_t planes = x.shape[0] * x.shape[1];
     const int threads = call->num_threads > 0 ? call->num_threads : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t item = 0; item < planes * od; ++item) {
-        const int64_t plane = item / od, i = item % od;
-        const int64_t d0 = start_of(i, d, od), d1 = end_of(i, d, od);
-        for (int64_t j = 0; j < oh; ++j) {
-            const int64_t h0 = start_of(j, h, oh), h1 = end_of(j, h, oh);
-            for (int64_t k = 0; k < ow; ++k) {
-                const int64_t w0 = start_of(k, w, ow), w1 = end_of(k, w, ow);
-                float sum = 0.f;
-                for (int64_t z = d0; z < d1; ++z)
-                    for (int64_t r = h0; r < h1; ++r) {
-                        const int64_t base = ((plane * d + z) * h + r) * w;
-                        for (int64_t v = w0; v < w1; ++v) sum += load(x, base + v);
+#pragma omp parallel num_threads(threads)
+    {
+        // Per output depth: each input row's sums over the W windows, added over the D window,
+        // then summed over the H windows: every input element is read once per D window.
+        std::vector<float> rows(static_cast<size_t>(h * ow)), line(static_cast<size_t>(w));
+#pragma omp for schedule(static)
+        for (int64_t item = 0; item < planes * od; ++item) {
+            const int64_t plane = item / od, i = item % od;
+            const int64_t d0 = start_of(i, d, od), d1 = end_of(i, d, od);
+            std::fill(rows.begin(), rows.end(), 0.f);
+            for (int64_t z = d0; z < d1; ++z)
+                for (int64_t r = 0; r < h; ++r) {
+                    const int64_t base = ((plane * d + z) * h + r) * w;
+                    for (int64_t v = 0; v < w; ++v) line[static_cast<size_t>(v)] = load(x, base + v);
+                    for (int64_t k = 0; k < ow; ++k) {
+                        float sum = 0.f;
+                        for (int64_t v = start_of(k, w, ow); v < end_of(k, w, ow); ++v) sum += line[static_cast<size_t>(v)];
+                        rows[static_cast<size_t>(r * ow + k)] += sum;
                     }
-                store(y, ((plane * od + i) * oh + j) * ow + k, sum / static_cast<float>((d1 - d0) * (h1 - h0) * (w1 - w0)));
+                }
+            for (int64_t j = 0; j < oh; ++j) {
+                const int64_t h0 = start_of(j, h, oh), h1 = end_of(j, h, oh);
+                for (int64_t k = 0; k < ow; ++k) {
+                    float sum = 0.f;
+                    for (int64_t r = h0; r < h1; ++r) sum += rows[static_cast<size_t>(r * ow + k)];
+                    const auto volume = static_cast<float>((d1 - d0) * (h1 - h0) * (end_of(k, w, ow) - start_of(k, w, ow)));
+                    store(y, ((plane * od + i) * oh + j) * ow + k, sum / volume);
+                }
             }
         }
     }

@@ -1,12 +1,12 @@
 // Reference conv_2d: x [N, Cin, H, W], filter [Cout, Cin, Kh, Kw], bias [Cout], strides
 // [sh, sw], pads [top, bottom, left, right], dilations [dh, dw]; y [N, Cout, Ho, Wo] =
 // bias + the cross-correlation of x, zero-padded, with the filter; one dtype (float32,
-// float16 or bfloat16) for all. Direct convolution in fp32, OpenMP over (image, block of 8
-// output channels, output row): each input row a tap row reads is widened once into a
-// zero-padded fp32 line and multiplied into the block's 8 accumulator rows. Padded taps are
-// multiplied like any other (0 * inf = NaN, as the operator defines). Input channels are
-// summed in groups of 32 whose partial sums are then added, which keeps fp32 rounding near
-// that of a blocked GEMM on long reductions.
+// float16 or bfloat16) for all. im2col and a plain GEMM loop in fp32: the filter is widened
+// once into the workspace; OpenMP over (image, block of output rows, block of 64 output
+// channels), each task gathering its rows' K = Cin Kh Kw input taps into a [K, positions]
+// column buffer from input rows widened once into zero-padded lines (padded taps are zeros,
+// multiplied like any other: 0 * inf = NaN, as the operator defines) and accumulating every output row over K in runs of 256, whose partial
+// sums are then added (fp32 rounding near that of a blocked GEMM on long reductions).
 #include <omp.h>
 
 #include <algorithm>
@@ -41,89 +41,110 @@ bool int_list(const hb_call* call, const char* name, int count, int64_t* out) {
     return true;
 }
 
-constexpr int64_t kBlock = 8;           // output channels per task
-constexpr int64_t kChannelGroup = 32;   // input channels per partial sum
+constexpr int64_t kChannelBlock = 64;  // output channels per task
+constexpr int64_t kRun = 256;          // taps summed before their partial sum is added
+constexpr int64_t kPositions = 64;     // output positions per task, at least (whole rows)
 
-}  // namespace
+struct Shape {
+    const hb_tensor *x, *w, *bias, *y;
+    int64_t n, cin, cout, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, top, left;
+};
 
-extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
+const char* read_call(const hb_call* call, Shape& s) {
     const hb_arg* x_arg = hb_input(call, "x");
     const hb_arg* w_arg = hb_input(call, "filter");
     const hb_arg* b_arg = hb_input(call, "bias");
     const hb_arg* y_arg = hb_output(call, "y");
-    if (!x_arg || !w_arg || !b_arg || !y_arg || !b_arg->present)
-        return hb_fail(call, 1, "conv_2d: expected inputs `x`, `filter`, `bias` and output `y`");
+    if (!x_arg || !w_arg || !b_arg || !y_arg || !b_arg->present) return "conv_2d: expected inputs `x`, `filter`, `bias` and output `y`";
     const hb_tensor& x = x_arg->tensors[0];
     const hb_tensor& w = w_arg->tensors[0];
     const hb_tensor& bias = b_arg->tensors[0];
     const hb_tensor& y = y_arg->tensors[0];
     if (!hb_is_contiguous(&x) || !hb_is_contiguous(&w) || !hb_is_contiguous(&bias) || !hb_is_contiguous(&y))
-        return hb_fail(call, 3, "conv_2d: only contiguous tensors are supported");
-    if (x.dtype != HB_FLOAT32 && x.dtype != HB_FLOAT16 && x.dtype != HB_BFLOAT16)
-        return hb_fail(call, 2, "conv_2d: float32, float16 or bfloat16 expected");
-    if (w.dtype != x.dtype || bias.dtype != x.dtype || y.dtype != x.dtype)
-        return hb_fail(call, 2, "conv_2d: x, filter, bias and y must share one dtype");
+        return "conv_2d: only contiguous tensors are supported";
+    if (x.dtype != HB_FLOAT32 && x.dtype != HB_FLOAT16 && x.dtype != HB_BFLOAT16) return "conv_2d: float32, float16 or bfloat16 expected";
+    if (w.dtype != x.dtype || bias.dtype != x.dtype || y.dtype != x.dtype) return "conv_2d: x, filter, bias and y must share one dtype";
     if (x.rank != 4 || w.rank != 4 || y.rank != 4 || bias.rank != 1 || w.shape[1] != x.shape[1] ||
         bias.shape[0] != w.shape[0] || y.shape[0] != x.shape[0] || y.shape[1] != w.shape[0])
-        return hb_fail(call, 2, "conv_2d: x [N, Cin, H, W], filter [Cout, Cin, Kh, Kw], bias [Cout], y [N, Cout, Ho, Wo] expected");
+        return "conv_2d: x [N, Cin, H, W], filter [Cout, Cin, Kh, Kw], bias [Cout], y [N, Cout, Ho, Wo] expected";
     int64_t strides[2], pads[4], dilations[2] = {1, 1};
     if (!int_list(call, "strides", 2, strides) || !int_list(call, "pads", 4, pads))
-        return hb_fail(call, 4, "conv_2d: strides [sh, sw] and pads [top, bottom, left, right] expected");
-    if (hb_attr_find(call, "dilations") && !int_list(call, "dilations", 2, dilations))
-        return hb_fail(call, 4, "conv_2d: dilations must be [dh, dw]");
-    const int64_t n = x.shape[0], cin = x.shape[1], h = x.shape[2], wd = x.shape[3];
-    const int64_t cout = w.shape[0], kh = w.shape[2], kw = w.shape[3];
-    const int64_t oh = y.shape[2], ow = y.shape[3];
-    const int64_t sh = strides[0], sw = strides[1], dh = dilations[0], dw = dilations[1];
-    const int64_t top = pads[0], left = pads[2];
-    if (sh < 1 || sw < 1 || dh < 1 || dw < 1) return hb_fail(call, 4, "conv_2d: strides and dilations must be at least 1");
-    if (oh != (h + pads[0] + pads[1] - dh * (kh - 1) - 1) / sh + 1 || ow != (wd + pads[2] + pads[3] - dw * (kw - 1) - 1) / sw + 1)
-        return hb_fail(call, 2, "conv_2d: y's spatial size does not follow from x, the filter and the attributes");
+        return "conv_2d: strides [sh, sw] and pads [top, bottom, left, right] expected";
+    if (hb_attr_find(call, "dilations") && !int_list(call, "dilations", 2, dilations)) return "conv_2d: dilations must be [dh, dw]";
+    s = Shape{&x, &w, &bias, &y, x.shape[0], x.shape[1], w.shape[0], x.shape[2], x.shape[3], w.shape[2], w.shape[3],
+              y.shape[2], y.shape[3], strides[0], strides[1], dilations[0], dilations[1], pads[0], pads[2]};
+    if (s.sh < 1 || s.sw < 1 || s.dh < 1 || s.dw < 1) return "conv_2d: strides and dilations must be at least 1";
+    if (s.oh != (s.h + pads[0] + pads[1] - s.dh * (s.kh - 1) - 1) / s.sh + 1 ||
+        s.ow != (s.wd + pads[2] + pads[3] - s.dw * (s.kw - 1) - 1) / s.sw + 1)
+        return "conv_2d: y's spatial size does not follow from x, the filter and the attributes";
+    return nullptr;
+}
 
-    // The padded line spans every column a tap reads: [left zeros | W values | zeros].
-    const int64_t line_width = std::max(left + wd, (ow - 1) * sw + (kw - 1) * dw + 1);
-    const int64_t blocks = (cout + kBlock - 1) / kBlock;
-    const int64_t tasks = n * blocks * oh;
+}  // namespace
+
+// The fp32 copy of the filter.
+extern "C" HB_EXPORT uint64_t hapbench_workspace_bytes(const hb_call* call) {
+    Shape s;
+    if (read_call(call, s)) return 0;  // the kernel reports the error
+    return static_cast<uint64_t>(s.cout * s.cin * s.kh * s.kw) * sizeof(float);
+}
+
+extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
+    Shape s;
+    if (const char* error = read_call(call, s)) return hb_fail(call, 2, error);
+    const int64_t k_total = s.cin * s.kh * s.kw;
+    if (!call->workspace || call->workspace_bytes < static_cast<uint64_t>(s.cout * k_total) * sizeof(float))
+        return hb_fail(call, 4, "conv_2d: the workspace from hapbench_workspace_bytes is missing");
+    float* w32 = static_cast<float*>(call->workspace);
     const int threads = call->num_threads > 0 ? call->num_threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t i = 0; i < s.cout * k_total; ++i) w32[i] = load(*s.w, i);
+
+    const int64_t rows = std::min(s.oh, std::max<int64_t>(1, (kPositions + s.ow - 1) / s.ow));  // output rows per task
+    const int64_t row_blocks = (s.oh + rows - 1) / rows, channel_blocks = (s.cout + kChannelBlock - 1) / kChannelBlock;
+    const int64_t tasks = s.n * row_blocks * channel_blocks;
 #pragma omp parallel num_threads(threads)
     {
-        std::vector<float> line(static_cast<size_t>(line_width), 0.f);
-        std::vector<float> partial(static_cast<size_t>(kBlock * ow)), total(static_cast<size_t>(kBlock * ow));
-#pragma omp for schedule(static)
+        std::vector<float> col(static_cast<size_t>(k_total * rows * s.ow));
+        std::vector<float> line(static_cast<size_t>(std::max(s.left + s.wd, (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1)));
+        std::vector<float> partial(static_cast<size_t>(rows * s.ow)), total(static_cast<size_t>(rows * s.ow));
+#pragma omp for schedule(dynamic)
         for (int64_t task = 0; task < tasks; ++task) {
-            const int64_t i = task % oh, block = (task / oh) % blocks, image = task / (oh * blocks);
-            const int64_t o0 = block * kBlock, count = std::min(kBlock, cout - o0);
-            std::fill(total.begin(), total.end(), 0.f);
-            for (int64_t c0 = 0; c0 < cin; c0 += kChannelGroup) {
-                std::fill(partial.begin(), partial.end(), 0.f);
-                for (int64_t c = c0; c < std::min(cin, c0 + kChannelGroup); ++c)
-                    for (int64_t a = 0; a < kh; ++a) {
-                        const int64_t r = i * sh + a * dh - top;
+            const int64_t cb = task % channel_blocks, rb = (task / channel_blocks) % row_blocks, image = task / (channel_blocks * row_blocks);
+            const int64_t i0 = rb * rows, i1 = std::min(s.oh, i0 + rows), positions = (i1 - i0) * s.ow;
+            // col[k][p]: tap k = (c, a, b) of output position p of rows [i0, i1), copied from
+            // the input row widened once into a zero-padded line.
+            for (int64_t c = 0; c < s.cin; ++c)
+                for (int64_t i = i0; i < i1; ++i)
+                    for (int64_t a = 0; a < s.kh; ++a) {
+                        const int64_t r = i * s.sh + a * s.dh - s.top;
                         std::fill(line.begin(), line.end(), 0.f);
-                        if (r >= 0 && r < h) {
-                            const int64_t base = ((image * cin + c) * h + r) * wd;
-                            for (int64_t v = 0; v < wd; ++v) line[static_cast<size_t>(left + v)] = load(x, base + v);
+                        if (r >= 0 && r < s.h) {
+                            const int64_t base = ((image * s.cin + c) * s.h + r) * s.wd;
+                            for (int64_t v = 0; v < s.wd; ++v) line[static_cast<size_t>(s.left + v)] = load(*s.x, base + v);
                         }
-                        for (int64_t b = 0; b < kw; ++b) {
-                            float taps[kBlock] = {};
-                            for (int64_t o = 0; o < count; ++o) taps[o] = load(w, (((o0 + o) * cin + c) * kh + a) * kw + b);
-                            const float* src = line.data() + b * dw;
-                            for (int64_t o = 0; o < count; ++o) {
-                                float* acc = partial.data() + o * ow;
-                                const float t = taps[o];
-                                if (sw == 1)
-                                    for (int64_t j = 0; j < ow; ++j) acc[j] += t * src[j];
-                                else
-                                    for (int64_t j = 0; j < ow; ++j) acc[j] += t * src[j * sw];
-                            }
+                        for (int64_t b = 0; b < s.kw; ++b) {
+                            float* dst = col.data() + ((c * s.kh + a) * s.kw + b) * positions + (i - i0) * s.ow;
+                            const float* src = line.data() + b * s.dw;
+                            for (int64_t j = 0; j < s.ow; ++j) dst[j] = src[j * s.sw];
                         }
                     }
-                for (int64_t k = 0; k < count * ow; ++k) total[static_cast<size_t>(k)] += partial[static_cast<size_t>(k)];
-            }
-            for (int64_t o = 0; o < count; ++o) {
-                const float b = load(bias, o0 + o);
-                const int64_t base = ((image * cout + o0 + o) * oh + i) * ow;
-                for (int64_t j = 0; j < ow; ++j) store(y, base + j, total[static_cast<size_t>(o * ow + j)] + b);
+            for (int64_t o = cb * kChannelBlock; o < std::min(s.cout, (cb + 1) * kChannelBlock); ++o) {
+                const float* wo = w32 + o * k_total;
+                std::fill(total.begin(), total.begin() + positions, 0.f);
+                for (int64_t k0 = 0; k0 < k_total; k0 += kRun) {
+                    std::fill(partial.begin(), partial.begin() + positions, 0.f);
+                    for (int64_t k = k0; k < std::min(k_total, k0 + kRun); ++k) {
+                        const float wv = wo[k];
+                        const float* src = col.data() + k * positions;
+                        float* acc = partial.data();
+                        for (int64_t p = 0; p < positions; ++p) acc[p] += wv * src[p];
+                    }
+                    for (int64_t p = 0; p < positions; ++p) total[static_cast<size_t>(p)] += partial[static_cast<size_t>(p)];
+                }
+                const float b = load(*s.bias, o);
+                const int64_t out = ((image * s.cout + o) * s.oh + i0) * s.ow;
+                for (int64_t p = 0; p < positions; ++p) store(*s.y, out + p, total[static_cast<size_t>(p)] + b);
             }
         }
     }

@@ -4,9 +4,9 @@
 // grouped, zero-padded 3-D cross-correlation:
 //   y[o, c, a, b, e] = sum over n, t, u, v of grad[n, o, t, u, v] * x_pad[n, g(o) Cg + c,
 //                      t sd + a dd - front, u sh + b dh - top, v sw + e dw - left]
-// float16 or bfloat16, computed in fp32. OpenMP over (o, c) pairs; for each grad row
-// (n, t, u) the row and the Kd x Kh input rows it meets are widened into zero-padded fp32
-// lines, and each tap's products are added position by position into a [taps, Wo] array
+// float16 or bfloat16, computed in fp32. OpenMP over (o, c) pairs; per image the input
+// channel is widened once into a zero-padded fp32 volume and the gradient channel into fp32,
+// and each tap's products are added position by position into a [taps, Wo] array
 // (vectorizable), which is summed over Wo at the end: fp32 rounding stays near a blocked
 // GEMM's. Padded positions are zeros that are multiplied (0 * inf = NaN, as the operator
 // defines).
@@ -70,42 +70,51 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     }
     const int64_t cg = cin / groups, og = cout / groups;
     const int64_t taps = k[0] * k[1] * k[2];
-    const int64_t left = p[4];
-    const int64_t line_width = std::max(left + in[2], (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1);
+    // x's channel is widened once per image into a zero-padded fp32 volume whose rows are
+    // split by column phase (column k * sw + ph at [ph][k]), so that every tap's products run
+    // over a contiguous stretch whatever the stride; grad's channel is widened once per image.
+    const int64_t dp = (out[0] - 1) * s[0] + (k[0] - 1) * d[0] + 1, hp = (out[1] - 1) * s[1] + (k[1] - 1) * d[1] + 1;
+    const int64_t width = std::max(p[4] + in[2], (out[2] - 1) * s[2] + (k[2] - 1) * d[2] + 1);
+    const int64_t phase_len = (width + s[2] - 1) / s[2], row_len = phase_len * s[2];
+    const int64_t positions = out[0] * out[1] * out[2];
     const int threads = call->num_threads > 0 ? call->num_threads : omp_get_max_threads();
 #pragma omp parallel num_threads(threads)
     {
-        std::vector<float> grad_row(static_cast<size_t>(out[2]));
-        std::vector<float> line(static_cast<size_t>(line_width), 0.f);
+        std::vector<float> volume(static_cast<size_t>(dp * hp * row_len)), g(static_cast<size_t>(positions));
         std::vector<float> sums(static_cast<size_t>(taps * out[2]));
 #pragma omp for schedule(dynamic)
         for (int64_t oc = 0; oc < cout * cg; ++oc) {
             const int64_t o = oc / cg, c = oc % cg, channel = (o / og) * cg + c;
             std::fill(sums.begin(), sums.end(), 0.f);
-            for (int64_t image = 0; image < n; ++image)
+            for (int64_t image = 0; image < n; ++image) {
+                std::fill(volume.begin(), volume.end(), 0.f);
+                for (int64_t zd = 0; zd < in[0]; ++zd)
+                    for (int64_t zh = 0; zh < in[1]; ++zh) {
+                        const int64_t vd = zd + p[0], vh = zh + p[2];
+                        if (vd >= dp || vh >= hp) continue;  // rows no tap reaches
+                        float* row = volume.data() + (vd * hp + vh) * row_len;
+                        const int64_t x_base = (((image * cin + channel) * in[0] + zd) * in[1] + zh) * in[2];
+                        for (int64_t v = 0; v < in[2]; ++v) {
+                            const int64_t col = p[4] + v;
+                            if (col < width) row[(col % s[2]) * phase_len + col / s[2]] = load(x, x_base + v);
+                        }
+                    }
+                const int64_t grad_base = (image * cout + o) * positions;
+                for (int64_t q = 0; q < positions; ++q) g[static_cast<size_t>(q)] = load(grad, grad_base + q);
                 for (int64_t t = 0; t < out[0]; ++t)
                     for (int64_t u = 0; u < out[1]; ++u) {
-                        const int64_t grad_base = (((image * cout + o) * out[0] + t) * out[1] + u) * out[2];
-                        for (int64_t v = 0; v < out[2]; ++v) grad_row[static_cast<size_t>(v)] = load(grad, grad_base + v);
+                        const float* gr = g.data() + (t * out[1] + u) * out[2];
                         for (int64_t a = 0; a < k[0]; ++a)
                             for (int64_t b = 0; b < k[1]; ++b) {
-                                const int64_t zd = t * s[0] + a * d[0] - p[0], zh = u * s[1] + b * d[1] - p[2];
-                                std::fill(line.begin(), line.end(), 0.f);
-                                if (zd >= 0 && zd < in[0] && zh >= 0 && zh < in[1]) {
-                                    const int64_t x_base = (((image * cin + channel) * in[0] + zd) * in[1] + zh) * in[2];
-                                    for (int64_t v = 0; v < in[2]; ++v) line[static_cast<size_t>(left + v)] = load(x, x_base + v);
-                                }
+                                const float* row = volume.data() + ((t * s[0] + a * d[0]) * hp + u * s[1] + b * d[1]) * row_len;
                                 for (int64_t e = 0; e < k[2]; ++e) {
-                                    const float* src = line.data() + e * d[2];
-                                    const float* g = grad_row.data();
+                                    const float* src = row + ((e * d[2]) % s[2]) * phase_len + (e * d[2]) / s[2];
                                     float* acc = sums.data() + ((a * k[1] + b) * k[2] + e) * out[2];
-                                    if (s[2] == 1)
-                                        for (int64_t v = 0; v < out[2]; ++v) acc[v] += g[v] * src[v];
-                                    else
-                                        for (int64_t v = 0; v < out[2]; ++v) acc[v] += g[v] * src[v * s[2]];
+                                    for (int64_t v = 0; v < out[2]; ++v) acc[v] += gr[v] * src[v];
                                 }
                             }
                     }
+            }
             for (int64_t tap = 0; tap < taps; ++tap) {
                 float total = 0.f;
                 for (int64_t v = 0; v < out[2]; ++v) total += sums[static_cast<size_t>(tap * out[2] + v)];

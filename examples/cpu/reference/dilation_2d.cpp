@@ -5,7 +5,8 @@
 // is -inf and is added to the filter like any input (-inf + inf = NaN). padding_mode SAME
 // (TensorFlow: Ho = ceil(H / sh), the smaller half of the padding on top), VALID (none) or
 // EXPLICIT (pads [top, bottom, left, right]); y's shape gives the output size. The maximum
-// propagates NaN. fp32 arithmetic, one rounding to fp16; OpenMP over output rows.
+// propagates NaN. fp32 arithmetic, one rounding to fp16; OpenMP over output rows, each input
+// row they read widened once into an fp32 line padded with -inf.
 #include <omp.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "hapbench/half.h"
 #include "hapbench/kernel.h"
@@ -76,28 +78,56 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     const auto* fs = static_cast<const uint16_t*>(f.data);
     auto* ys = static_cast<uint16_t*>(y.data);
     const float pad = -std::numeric_limits<float>::infinity();
+    // Every output row reads whole input rows: each is widened once into an fp32 line with
+    // -inf in the padding columns, so the inner loops run over contiguous channels (NHWC) or
+    // output columns (NCHW) without bounds checks.
+    const int64_t line_width = std::max(left + w, (ow - 1) * sw + (fw - 1) * rw + 1);
+    std::vector<float> filter(static_cast<size_t>(fh * fw * channels));
+    for (size_t i = 0; i < filter.size(); ++i) filter[i] = hb_f16_to_f32(fs[i]);
+    const int64_t rows = nchw ? batch * channels * oh : batch * oh;
     const int threads = call->num_threads > 0 ? call->num_threads : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t row = 0; row < batch * oh; ++row) {
-        const int64_t b = row / oh, i = row % oh;
-        for (int64_t j = 0; j < ow; ++j)
-            for (int64_t c = 0; c < channels; ++c) {
-                float best = -std::numeric_limits<float>::infinity();
-                for (int64_t a = 0; a < fh; ++a) {
-                    const int64_t r = i * sh + a * rh - top;
-                    for (int64_t e = 0; e < fw; ++e) {
-                        const int64_t col = j * sw + e * rw - left;
-                        const bool inside = r >= 0 && r < h && col >= 0 && col < w;
-                        const int64_t xi = nchw ? ((b * channels + c) * h + r) * w + col : ((b * h + r) * w + col) * channels + c;
-                        const int64_t fi = nchw ? (c * fh + a) * fw + e : (a * fw + e) * channels + c;
-                        const float v = (inside ? hb_f16_to_f32(xs[xi]) : pad) + hb_f16_to_f32(fs[fi]);
-                        // A NaN, once met, stays: the comparison keeps it and lets it in.
-                        if (!(best >= v) && best == best) best = v;
+#pragma omp parallel num_threads(threads)
+    {
+        const int64_t per_column = nchw ? 1 : channels;
+        std::vector<float> line(static_cast<size_t>(line_width * per_column));
+        std::vector<float> best(static_cast<size_t>(ow * per_column));
+#pragma omp for schedule(static)
+        for (int64_t row = 0; row < rows; ++row) {
+            const int64_t i = row % oh, b = nchw ? row / (oh * channels) : row / oh, c = nchw ? (row / oh) % channels : 0;
+            std::fill(best.begin(), best.end(), pad);
+            for (int64_t a = 0; a < fh; ++a) {
+                const int64_t r = i * sh + a * rh - top;
+                std::fill(line.begin(), line.end(), pad);
+                if (r >= 0 && r < h) {
+                    const uint16_t* src = nchw ? xs + ((b * channels + c) * h + r) * w : xs + (b * h + r) * w * channels;
+                    for (int64_t k = 0; k < w * per_column; ++k) line[static_cast<size_t>(left * per_column + k)] = hb_f16_to_f32(src[k]);
+                }
+                // A NaN, once met, stays: the comparison keeps it and lets it in.
+                for (int64_t e = 0; e < fw; ++e) {
+                    if (nchw) {  // along the output row
+                        const float* in = line.data() + e * rw;
+                        const float fv = filter[static_cast<size_t>((c * fh + a) * fw + e)];
+                        float* out = best.data();
+                        for (int64_t j = 0; j < ow; ++j) {
+                            const float v = in[j * sw] + fv;
+                            out[j] = (out[j] >= v || out[j] != out[j]) ? out[j] : v;
+                        }
+                        continue;
+                    }
+                    for (int64_t j = 0; j < ow; ++j) {  // along the channels of each output pixel
+                        const float* in = line.data() + (j * sw + e * rw) * channels;
+                        const float* fv = filter.data() + (a * fw + e) * channels;
+                        float* out = best.data() + j * channels;
+                        for (int64_t k = 0; k < channels; ++k) {
+                            const float v = in[k] + fv[k];
+                            out[k] = (out[k] >= v || out[k] != out[k]) ? out[k] : v;
+                        }
                     }
                 }
-                const int64_t yi = nchw ? ((b * channels + c) * oh + i) * ow + j : ((b * oh + i) * ow + j) * channels + c;
-                ys[yi] = hb_f32_to_f16(best);
             }
+            uint16_t* dst = nchw ? ys + ((b * channels + c) * oh + i) * ow : ys + (b * oh + i) * ow * channels;
+            for (int64_t k = 0; k < ow * per_column; ++k) dst[k] = hb_f32_to_f16(best[static_cast<size_t>(k)]);
+        }
     }
     return 0;
 }

@@ -144,11 +144,11 @@ class Conv2dOp final : public OperatorWithCompute<Conv2dOp> {
         // Large cases are held near the regime's lower end: the convolution's work grows with
         // the input times Cout * Kh * Kw, and every kernel and the golden must stay fast.
         double total = static_cast<double>(d.target_elements);
-        if (total > 4e6) total = 3.1e6 * std::pow(total / 3.1e6, 0.3);
+        if (total > 3.2e6) total = 3.1e6 * std::pow(total / 3.1e6, 0.2);
         const double macs_cap = 1e8;
         std::int64_t n = sampler.pick(std::vector<std::int64_t>{1, 1, 2, 2, 3, 4});
         const std::int64_t kk = win.kh * win.kw;
-        std::int64_t cin = sampler.pick(std::vector<std::int64_t>{1, 3, 4, 7, 8, 16, 31, 32, 64, 96, 127, 128, 256, 509});
+        std::int64_t cin = sampler.pick(std::vector<std::int64_t>{3, 4, 7, 8, 16, 16, 31, 32, 64, 96, 127, 128, 256, 509});
         std::int64_t cout = sampler.pick(std::vector<std::int64_t>{1, 2, 5, 8, 16, 24, 32, 63, 64, 128, 255, 256, 512});
         // Each image plane must hold the dilated kernel (less the pads) and at least 16 pixels.
         const std::int64_t min_h = std::max<std::int64_t>(1, win.dh * (win.kh - 1) + 1 - win.top - win.bottom);

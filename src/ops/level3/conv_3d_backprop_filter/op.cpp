@@ -163,7 +163,7 @@ class Conv3dBackpropFilterOp final : public OperatorWithCompute<Conv3dBackpropFi
             win.pads[4] = win.pads[5] = win.dilation[2] * (win.kernel[2] - 1) / 2;
         }
         double total = static_cast<double>(d.target_elements);
-        if (total > 4e6) total = 3.1e6 * std::pow(total / 3.1e6, 0.3);
+        if (total > 3.2e6) total = 3.1e6 * std::pow(total / 3.1e6, 0.2);
         const double macs_cap = 8e7;
         std::int64_t n = sampler.pick(std::vector<std::int64_t>{1, 2, 2, 3, 4});
         std::int64_t cin = sampler.pick(std::vector<std::int64_t>{4, 7, 8, 16, 24, 32, 64, 128});
@@ -199,15 +199,26 @@ class Conv3dBackpropFilterOp final : public OperatorWithCompute<Conv3dBackpropFi
             else groups = cin = std::max<std::int64_t>(1, cin / 2);
             cout = group_out * groups;
         }
+        // Within the work cap: the input volume shrinks to fit it, but not below the regime's
+        // lower end; where that floor binds, fewer output channels, then fewer input
+        // channels per group, then fewer images.
+        const double floor_total = d.regime == Regime::large ? 3.2e6 : d.regime == Regime::medium ? 2.2e5 : 1.1e4;
+        auto macs_at = [&](double v) {
+            return static_cast<double>(n * cout) / shrink * v * static_cast<double>(cin / groups) * taps;
+        };
         double volume = std::max(min_volume, volume_for(total));
-        const double macs_per_volume =
-            static_cast<double>(n * cout) / shrink * static_cast<double>(cin / groups) * taps;
-        if (volume * macs_per_volume > macs_cap) {
-            volume = macs_cap / macs_per_volume;
-            // Never below the regime's lower end (the cases' channel counts keep large ones
-            // within about 1e8 MACs).
-            const double floor_total = d.regime == Regime::large ? 3.2e6 : d.regime == Regime::medium ? 2.2e5 : 1.1e4;
-            volume = std::max({volume, volume_for(floor_total), min_volume});
+        for (int round = 0; round < 40 && macs_at(volume) > macs_cap; ++round) {
+            const double fitted = std::max({volume * macs_cap / macs_at(volume), volume_for(floor_total), min_volume});
+            if (macs_at(fitted) <= macs_cap * 1.05) {
+                volume = fitted;
+                break;
+            }
+            if (group_out > 1) group_out /= 2;
+            else if (win.grouping >= 0 && cin > groups) cin = std::max(cin / 2 / groups, std::int64_t{1}) * groups;
+            else if (n > 1) --n;
+            else break;
+            cout = group_out * groups;
+            volume = std::max(min_volume, volume_for(total));
         }
         std::int64_t depth = std::max<std::int64_t>(min_size[0], rng.uniform_int(4, 17));
         depth = std::min<std::int64_t>(depth, std::max<std::int64_t>(min_size[0], std::llround(std::cbrt(volume))));

@@ -144,7 +144,7 @@ class DepthwiseConv2dOp final : public OperatorWithCompute<DepthwiseConv2dOp> {
         Rng& rng = sampler.rng();
         // As conv_2d: large cases near the regime's lower end, the work capped.
         double total = static_cast<double>(d.target_elements);
-        if (total > 4e6) total = 3.1e6 * std::pow(total / 3.1e6, 0.3);
+        if (total > 3.2e6) total = 3.1e6 * std::pow(total / 3.1e6, 0.2);
         const double macs_cap = 8e7;
         std::int64_t n = sampler.pick(std::vector<std::int64_t>{1, 1, 2, 2, 3, 4});
         std::int64_t c = sampler.pick(std::vector<std::int64_t>{7, 16, 32, 64, 96, 127, 256, 383, 512, 1024, 2048});

@@ -238,8 +238,13 @@ class Dilation2dOp final : public OperatorWithCompute<Dilation2dOp> {
         Variant v = sampler.cycle(variants());
         Rng& rng = sampler.rng();
         if (d.aligned) v.nchw = false;  // aligned: NHWC with 256 or 512 channels (512 or 1024 bytes)
+        // Large cases near the regime's lower end, and at most about 4e7 taps (outputs times
+        // filter size) in every case, but never out of the drawn regime.
         double total = static_cast<double>(d.target_elements);
-        if (total > 4e6) total = 3.1e6 * std::pow(total / 3.1e6, 0.4);
+        if (total > 3.2e6) total = 3.1e6 * std::pow(total / 3.1e6, 0.2);
+        const double taps_per_input = static_cast<double>(v.fh * v.fw) / static_cast<double>(v.sh * v.sw);
+        const double floor_total = d.regime == Regime::large ? 3.2e6 : d.regime == Regime::medium ? 2.2e5 : 1.1e4;
+        total = std::max(std::min(total, 4e7 / taps_per_input), floor_total);
         std::int64_t c;
         if (d.aligned) c = sampler.pick(std::vector<std::int64_t>{256, 256, 512});
         else c = sampler.pick(std::vector<std::int64_t>{3, 17, 31, 63, 64, 127, 129, 255, 509});

@@ -130,9 +130,15 @@ Taps<T> sample_taps(T yy, T xx, std::int64_t h, std::int64_t w) {
 }
 
 // Samples per output of a box under this sampling_ratio, for the work model: exact when
-// fixed, at least 1 when adaptive (it depends on the boxes, which the model does not see).
+// fixed; adaptive, the least any box of the input contract (fix_inputs) can take: its sides
+// are at least a tenth of the map's (H - 1 and W - 1 in feature coordinates; 0.099 leaves
+// room for rounding the corners to float16).
 double samples_per_output(const RoiGeometry& g) {
-    return g.sampling_ratio > 0 ? static_cast<double>(g.sampling_ratio * g.sampling_ratio) : 1.0;
+    if (g.sampling_ratio > 0) return static_cast<double>(g.sampling_ratio * g.sampling_ratio);
+    auto grid = [](std::int64_t size, std::int64_t bins) {
+        return std::max(1.0, std::ceil(0.099 * static_cast<double>(size - 1) / static_cast<double>(bins)));
+    };
+    return grid(g.h, g.oh) * grid(g.w, g.ow);
 }
 
 }  // namespace
@@ -274,13 +280,14 @@ class RoiAlignOp final : public OperatorWithCompute<RoiAlignOp> {
         std::int64_t w = std::max<std::int64_t>(16, std::llround(plane / static_cast<double>(h)));
         if (w % 2 == 0) w += 1;
         // Boxes: the output (K C oh ow values of `samples` samples, 4 taps each) is capped at
-        // 3e7 tap reads. Adaptive sampling takes up to ceil(0.5 H scale / oh) samples per axis.
+        // 1e7 tap reads. Adaptive sampling takes up to ceil(0.5 H / oh) samples per axis. At
+        // least two boxes, so that the timed calls' rotation (by whole boxes) changes them.
         double samples = samples_per_output({b, c, h, w, 0, v.oh, v.ow, v.scale, v.sampling_ratio, v.aligned});
         if (v.sampling_ratio <= 0)
             samples = std::ceil(std::max(1.0, 0.5 * static_cast<double>(h)) / static_cast<double>(v.oh)) *
                       std::ceil(std::max(1.0, 0.5 * static_cast<double>(w)) / static_cast<double>(v.ow));
         const double per_box = static_cast<double>(c * v.oh * v.ow) * samples * 4;
-        const std::int64_t boxes = std::clamp<std::int64_t>(std::llround(3e7 / per_box * rng.uniform(0.3, 1.0)), 1, 300);
+        const std::int64_t boxes = std::clamp<std::int64_t>(std::llround(1e7 / per_box * rng.uniform(0.3, 1.0)), 2, 300);
         out.inputs.at(0).shapes = {Shape{b, c, h, w}};
         out.inputs.at(1).shapes = {Shape{boxes, 5}};
         out.attrs = {{"outputHeight", AttrValue::of_int(v.oh)},
