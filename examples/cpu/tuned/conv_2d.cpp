@@ -10,12 +10,15 @@
 // 3. Two register-blocked AVX-512 micro-kernels, chosen by which wastes fewer lanes:
 //    wide  - 16 output columns per vector, OB output channels x WB vectors of accumulators,
 //            the filter value broadcast (for images wider than they are deep);
-//    deep  - 16 output channels per vector, 12 output positions x 2 vectors of accumulators,
-//            the input value broadcast (deep layers on small images).
-//    float32 uses FMA; bfloat16 uses AVX512-BF16 dot products (vdpbf16ps: two input channels
-//    per instruction, exact products, fp32 sums). The reduction runs over blocks of input
-//    channels whose fp32 partial sums are added in memory, which keeps rounding near that of
-//    a blocked GEMM on long reductions.
+//    dot   - for deep layers on small images: the K = Cin Kh Kw taps of each output position
+//            gathered once into a row (im2col, transposed), then 4 x 4 (output channel,
+//            position) dot products over K, 16 taps per vector, reading the filter as given
+//            (no repacking of a filter that may hold millions of values), one horizontal sum
+//            per output at the end.
+//    float32 uses FMA; bfloat16 uses AVX512-BF16 dot products (vdpbf16ps: two taps per
+//    instruction, exact products, fp32 sums); float16 is widened to fp32. The wide kernel's
+//    reduction runs over blocks of input channels whose fp32 partial sums are added in
+//    memory, and the dot kernel sums in 16 lanes: both keep rounding near a blocked GEMM's.
 // OpenMP over (image, channel block, output row) or (image, channel block, position block).
 // Without AVX-512 (or AVX512-BF16 for bfloat16) a scalar fp32 path computes the same from the
 // same padded buffer.
@@ -47,8 +50,9 @@ constexpr bool kBf16Dot = false;
 #endif
 
 constexpr int64_t kChannelBlock = 64;  // input channels (fp32) per partial sum; 32 pairs for bf16
-constexpr int kDeepPositions = 12;     // deep kernel: output positions per block
-constexpr int kDeepVectors = 2;        // deep kernel: 16-channel vectors per block
+constexpr int kDotChannels = 4;        // dot kernel: output channels per micro-block
+constexpr int kDotPositions = 4;       // dot kernel: output positions per micro-block
+constexpr int64_t kDotTask = 16;       // dot kernel: channels and positions per task
 
 struct Plan {
     int64_t n = 1, cin = 1, cout = 1, h = 1, w = 1, kh = 1, kw = 1, oh = 1, ow = 1;
@@ -56,7 +60,8 @@ struct Plan {
     int64_t hp = 1, kp = 1;   // padded rows; entries per phase row
     int64_t planes = 1;       // padded planes per image: Cin (fp32) or ceil(Cin / 2) (bf16 pairs)
     bool pairs = false;       // bfloat16 with vdpbf16ps
-    bool deep = false;
+    bool dot = false;         // dot kernel (else wide)
+    int64_t k_total = 1, k_pad = 1;  // dot kernel: taps per output and their row length
     int ob = 8, wb = 1;       // wide kernel blocking
     int64_t oc_pad = 8;       // Cout rounded up to the kernel's channel block
     size_t input_bytes = 0, filter_bytes = 0;
@@ -111,7 +116,8 @@ bool make_plan(const hb_call* call, Plan& p, const char** error) {
     p.hp = (p.oh - 1) * p.sh + (p.kh - 1) * p.dh + 1;
 
     // Kernel choice by lane use: wide uses Wo of its column lanes and Cout of its OB
-    // channels; deep uses Cout of its 32 channels and Ho*Wo of its 12 positions.
+    // channels; dot uses K of its tap lanes, Cout of its 4-channel and Ho*Wo of its
+    // 4-position micro-blocks, and needs enough output channels to repay gathering the taps.
     p.ob = p.cout >= 5 ? 8 : p.cout >= 3 ? 4 : p.cout == 2 ? 2 : 1;
     const int64_t vectors = ceil_div(p.ow, 16);
     const int options[][4] = {{1, 2, 3, 3}, {3, 6, 6, 6}, {6, 12, 12, 12}, {12, 24, 24, 24}};
@@ -122,21 +128,22 @@ bool make_plan(const hb_call* call, Plan& p, const char** error) {
             p.wb = wbs[k];
             break;
         }
-    const double wide_use = static_cast<double>(p.cout) / static_cast<double>(p.ob * ceil_div(p.cout, p.ob)) *
-                            static_cast<double>(p.ow) / static_cast<double>(16 * p.wb * ceil_div(p.ow, 16 * p.wb));
-    const int64_t positions = p.oh * p.ow, deep_channels = 16 * kDeepVectors;
-    const double deep_use = static_cast<double>(p.cout) / static_cast<double>(deep_channels * ceil_div(p.cout, deep_channels)) *
-                            static_cast<double>(positions) /
-                            static_cast<double>(kDeepPositions * ceil_div(positions, kDeepPositions));
-    p.deep = kAvx512 && deep_use > 1.1 * wide_use;
-    p.oc_pad = p.deep ? deep_channels * ceil_div(p.cout, deep_channels) : p.ob * ceil_div(p.cout, p.ob);
-    // Entries per phase row: every tap's offset past the last vector the wide kernel loads
-    // (its 16 WB-lane steps run past Wo; the surplus holds zeros), or past Wo (deep kernel).
-    const int64_t columns = p.deep ? p.ow : ceil_div(p.ow, 16 * p.wb) * 16 * p.wb;
+    auto use = [](int64_t n, int64_t block) { return static_cast<double>(n) / static_cast<double>(block * ceil_div(n, block)); };
+    const double wide_use = use(p.cout, p.ob) * use(p.ow, 16 * p.wb);
+    p.k_total = p.cin * p.kh * p.kw;
+    const int64_t k_lanes = p.pairs ? 32 : 16;
+    p.k_pad = ceil_div(p.k_total, k_lanes) * k_lanes;
+    const double dot_use = use(p.k_total, k_lanes) * use(p.cout, kDotChannels) * use(p.oh * p.ow, kDotPositions);
+    p.dot = kAvx512 && p.cout >= 16 && dot_use > 1.1 * wide_use;
+    p.oc_pad = p.ob * ceil_div(p.cout, p.ob);
+    // Wide: entries per phase row, every tap's offset past the last vector the kernel loads
+    // (its 16 WB-lane steps run past Wo; the surplus holds zeros); a float, or a bf16 pair,
+    // per entry. Dot: one row of K taps per output position, fp32 or bf16.
+    const int64_t columns = ceil_div(p.ow, 16 * p.wb) * 16 * p.wb;
     p.kp = columns + (p.kw - 1) * p.dw / p.sw + 1;
-    // A float, or a bf16 pair, per entry.
-    p.input_bytes = static_cast<size_t>(p.n * p.planes * p.hp * p.sw * p.kp) * 4;
-    p.filter_bytes = static_cast<size_t>(p.planes * p.kh * p.kw * p.oc_pad) * 4;
+    p.input_bytes = p.dot ? static_cast<size_t>(p.n * p.oh * p.ow * p.k_pad) * (p.pairs ? 2 : 4)
+                          : static_cast<size_t>(p.n * p.planes * p.hp * p.sw * p.kp) * 4;
+    p.filter_bytes = p.dot ? 0 : static_cast<size_t>(p.planes * p.kh * p.kw * p.oc_pad) * 4;
     return true;
 }
 
@@ -212,6 +219,23 @@ void pad_input_pairs(const Plan& p, const hb_tensor& x, uint16_t* out, int threa
         const int64_t r = rp - p.top;
         std::memset(dst, 0, static_cast<size_t>(row_len) * 2 * sizeof(uint16_t));
         if (r < 0 || r >= p.h) continue;
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+        if (p.sw == 1) {  // the two rows interleaved 16 columns at a time
+            const uint16_t* row0 = xs + ((image * p.cin + 2 * c2) * p.h + r) * p.w;
+            const uint16_t* row1 = 2 * c2 + 1 < p.cin ? row0 + p.h * p.w : nullptr;
+            const int64_t body = std::min(p.w, p.kp - p.left);
+            uint32_t* d32 = reinterpret_cast<uint32_t*>(dst) + p.left;
+            int64_t v = 0;
+            for (; v + 16 <= body; v += 16) {
+                const __m512i lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row0 + v)));
+                const __m512i hi = row1 ? _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row1 + v))), 16)
+                                        : _mm512_setzero_si512();
+                _mm512_storeu_si512(d32 + v, _mm512_or_si512(lo, hi));
+            }
+            for (; v < body; ++v) d32[v] = uint32_t{row0[v]} | (row1 ? uint32_t{row1[v]} << 16 : 0u);
+            continue;
+        }
+#endif
         for (int half = 0; half < 2; ++half) {
             const int64_t c = 2 * c2 + half;
             if (c >= p.cin) break;
@@ -230,16 +254,15 @@ void pad_input_pairs(const Plan& p, const hb_tensor& x, uint16_t* out, int threa
 
 // ---------------------------------------------------------------- step 2: packed filter
 
-// Wide kernel: [block][plane][tap][OB] (pairs: [block][c2][tap][OB][2]); deep kernel:
-// [plane][tap][oc_pad] (pairs: [c2][tap][oc_pad][2]). Channels past Cout are zeros.
+// Wide kernel: [block][plane][tap][OB] (pairs: [block][c2][tap][OB][2]). Channels past Cout
+// are zeros.
 void pack_filter(const Plan& p, const hb_tensor& wt, void* out, int threads) {
     const int64_t taps = p.kh * p.kw;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t plane = 0; plane < p.planes; ++plane)
         for (int64_t t = 0; t < taps; ++t)
             for (int64_t o = 0; o < p.oc_pad; ++o) {
-                const int64_t at = p.deep ? (plane * taps + t) * p.oc_pad + o
-                                          : (((o / p.ob) * p.planes + plane) * taps + t) * p.ob + o % p.ob;
+                const int64_t at = (((o / p.ob) * p.planes + plane) * taps + t) * p.ob + o % p.ob;
                 if (p.pairs) {
                     uint16_t* d = static_cast<uint16_t*>(out) + at * 2;
                     for (int half = 0; half < 2; ++half) {
@@ -318,72 +341,89 @@ void wide_row(const Plan& p, const void* xin, const void* win, const hb_tensor& 
     }
 }
 
-// Deep kernel over one block of 12 output positions and 32 output channels.
-template <bool Pairs>
-void deep_block(const Plan& p, const void* xin, const void* win, const hb_tensor& bias, const hb_tensor& y, int64_t image,
-                int64_t block, int64_t pos0) {
-    constexpr int PB = kDeepPositions, OV = kDeepVectors;
-    const int64_t taps = p.kh * p.kw, plane_len = p.hp * p.sw * p.kp, positions = p.oh * p.ow;
-    const int64_t chunk = Pairs ? kChannelBlock / 2 : kChannelBlock;
-    int64_t base[PB];
-    for (int q = 0; q < PB; ++q) {
-        const int64_t pos = std::min(pos0 + q, positions - 1);  // past the end: repeat the last
-        base[q] = (pos / p.ow) * p.sh * p.sw * p.kp + pos % p.ow;
-    }
-    int64_t tap_offset[64];
-    int64_t tap_count = 0;
-    std::vector<int64_t> tap_offsets_heap;
-    int64_t* offsets = tap_offset;
-    if (taps > 64) {
-        tap_offsets_heap.resize(static_cast<size_t>(taps));
-        offsets = tap_offsets_heap.data();
-    }
-    for (int64_t a = 0; a < p.kh; ++a)
-        for (int64_t b = 0; b < p.kw; ++b)
-            offsets[tap_count++] = (a * p.dh * p.sw + (b * p.dw) % p.sw) * p.kp + (b * p.dw) / p.sw;
-    alignas(64) float total[PB][OV * 16] = {};
-    for (int64_t c0 = 0; c0 < p.planes; c0 += chunk) {
-        __m512 acc[PB][OV];
-        for (int q = 0; q < PB; ++q)
-            for (int v = 0; v < OV; ++v) acc[q][v] = _mm512_setzero_ps();
-        for (int64_t c = c0; c < std::min(p.planes, c0 + chunk); ++c) {
-            const int64_t plane_base = (image * p.planes + c) * plane_len;
-            for (int64_t t = 0; t < taps; ++t) {
-                const int64_t wat = (c * taps + t) * p.oc_pad + block * OV * 16;
-                const int64_t xat = plane_base + offsets[t];
-                if constexpr (Pairs) {
-#if defined(__AVX512BF16__)
-                    const auto* ws = static_cast<const uint16_t*>(win) + wat * 2;
-                    const auto* xs = static_cast<const int32_t*>(xin) + xat;
-                    __m512bh wv[OV];
-                    for (int v = 0; v < OV; ++v) wv[v] = (__m512bh)_mm512_loadu_si512(ws + v * 32);
-                    for (int q = 0; q < PB; ++q) {
-                        const __m512bh xv = (__m512bh)_mm512_set1_epi32(xs[base[q]]);
-                        for (int v = 0; v < OV; ++v) acc[q][v] = _mm512_dpbf16_ps(acc[q][v], xv, wv[v]);
-                    }
-#endif
-                } else {
-                    const float* ws = static_cast<const float*>(win) + wat;
-                    const float* xs = static_cast<const float*>(xin) + xat;
-                    __m512 wv[OV];
-                    for (int v = 0; v < OV; ++v) wv[v] = _mm512_loadu_ps(ws + v * 16);
-                    for (int q = 0; q < PB; ++q) {
-                        const __m512 xv = _mm512_set1_ps(xs[base[q]]);
-                        for (int v = 0; v < OV; ++v) acc[q][v] = _mm512_fmadd_ps(xv, wv[v], acc[q][v]);
-                    }
+// Dot kernel, step 1: row q (image-major output position) holds the K = Cin Kh Kw taps of
+// that position in the filter's order (c, a, b), padding taps as zeros, then zeros up to
+// k_pad; fp32, or the bf16 bits unchanged (pairs).
+void gather_taps(const Plan& p, const hb_tensor& x, void* out, int threads) {
+    const int64_t positions = p.oh * p.ow, rows = p.n * positions;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t q = 0; q < rows; ++q) {
+        const int64_t image = q / positions, i = (q % positions) / p.ow, j = q % p.ow;
+        float* f32 = p.pairs ? nullptr : static_cast<float*>(out) + q * p.k_pad;
+        uint16_t* bits = p.pairs ? static_cast<uint16_t*>(out) + q * p.k_pad : nullptr;
+        int64_t k = 0;
+        for (int64_t c = 0; c < p.cin; ++c)
+            for (int64_t a = 0; a < p.kh; ++a) {
+                const int64_t r = i * p.sh + a * p.dh - p.top;
+                const int64_t base = ((image * p.cin + c) * p.h + r) * p.w;
+                for (int64_t b = 0; b < p.kw; ++b, ++k) {
+                    const int64_t col = j * p.sw + b * p.dw - p.left;
+                    const bool inside = r >= 0 && r < p.h && col >= 0 && col < p.w;
+                    if (p.pairs) bits[k] = inside ? load_bits(x, base + col) : uint16_t{0};
+                    else f32[k] = inside ? load(x, base + col) : 0.f;
                 }
             }
+        for (; k < p.k_pad; ++k) {
+            if (p.pairs) bits[k] = 0;
+            else f32[k] = 0.f;
         }
-        for (int q = 0; q < PB; ++q)
-            for (int v = 0; v < OV; ++v)
-                _mm512_store_ps(total[q] + v * 16, _mm512_add_ps(_mm512_load_ps(total[q] + v * 16), acc[q][v]));
     }
-    const int64_t oc0 = block * OV * 16;
-    for (int64_t l = 0; l < OV * 16 && oc0 + l < p.cout; ++l) {
-        const float b = load(bias, oc0 + l);
-        const int64_t out = (image * p.cout + oc0 + l) * positions;
-        for (int q = 0; q < PB && pos0 + q < positions; ++q) store(y, out + pos0 + q, total[q][l] + b);
-    }
+}
+
+// 16 filter taps k.. of one output channel's row as fp32 (the filter as given, masked past K).
+inline __m512 filter_taps(const hb_tensor& wt, int64_t at, __mmask16 mask) {
+    if (wt.dtype == HB_FLOAT32) return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(wt.data) + at);
+    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(wt.data) + at);
+    if (wt.dtype == HB_FLOAT16) return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));  // bfloat16
+}
+
+// Dot kernel, step 2: output channels [oc0, oc0 + 16) x positions [pos0, pos0 + 16) of one
+// image, in 4 x 4 micro-blocks of dot products over K (micro-blocks past the end repeat the
+// last channel or position and store nothing).
+template <bool Pairs>
+void dot_task(const Plan& p, const void* taps, const hb_tensor& wt, const hb_tensor& bias, const hb_tensor& y,
+              int64_t image, int64_t oc0, int64_t pos0) {
+    constexpr int OC = kDotChannels, PC = kDotPositions;
+    const int64_t positions = p.oh * p.ow;
+    const int64_t lanes = Pairs ? 32 : 16;
+    for (int64_t o0 = oc0; o0 < std::min(p.cout, oc0 + kDotTask); o0 += OC)
+        for (int64_t q0 = pos0; q0 < std::min(positions, pos0 + kDotTask); q0 += PC) {
+            int64_t w_row[OC], x_row[PC];
+            for (int a = 0; a < OC; ++a) w_row[a] = std::min(o0 + a, p.cout - 1) * p.k_total;
+            for (int b = 0; b < PC; ++b) x_row[b] = (image * positions + std::min(q0 + b, positions - 1)) * p.k_pad;
+            __m512 acc[OC][PC];
+            for (int a = 0; a < OC; ++a)
+                for (int b = 0; b < PC; ++b) acc[a][b] = _mm512_setzero_ps();
+            for (int64_t k = 0; k < p.k_total; k += lanes) {
+                const int64_t left = p.k_total - k;
+                if constexpr (Pairs) {
+#if defined(__AVX512BF16__)
+                    const __mmask32 mask = left >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1ull << left) - 1);
+                    const auto* w16 = static_cast<const uint16_t*>(wt.data);
+                    const auto* x16 = static_cast<const uint16_t*>(taps);
+                    __m512bh wv[OC], xv[PC];
+                    for (int a = 0; a < OC; ++a) wv[a] = (__m512bh)_mm512_maskz_loadu_epi16(mask, w16 + w_row[a] + k);
+                    for (int b = 0; b < PC; ++b) xv[b] = (__m512bh)_mm512_loadu_si512(x16 + x_row[b] + k);
+                    for (int a = 0; a < OC; ++a)
+                        for (int b = 0; b < PC; ++b) acc[a][b] = _mm512_dpbf16_ps(acc[a][b], wv[a], xv[b]);
+#endif
+                } else {
+                    const __mmask16 mask = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1);
+                    const float* x32 = static_cast<const float*>(taps);
+                    __m512 wv[OC], xv[PC];
+                    for (int a = 0; a < OC; ++a) wv[a] = filter_taps(wt, w_row[a] + k, mask);
+                    for (int b = 0; b < PC; ++b) xv[b] = _mm512_loadu_ps(x32 + x_row[b] + k);
+                    for (int a = 0; a < OC; ++a)
+                        for (int b = 0; b < PC; ++b) acc[a][b] = _mm512_fmadd_ps(wv[a], xv[b], acc[a][b]);
+                }
+            }
+            for (int a = 0; a < OC && o0 + a < p.cout; ++a) {
+                const float bv = load(bias, o0 + a);
+                for (int b = 0; b < PC && q0 + b < positions; ++b)
+                    store(y, (image * p.cout + o0 + a) * positions + q0 + b, _mm512_reduce_add_ps(acc[a][b]) + bv);
+            }
+        }
 }
 
 template <bool Pairs>
@@ -451,22 +491,23 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     void* xin = base;
     void* win = base + (p.input_bytes + 63) / 64 * 64;
 
-    if (p.pairs) pad_input_pairs(p, x, static_cast<uint16_t*>(xin), threads);
-    else pad_input_f32(p, x, static_cast<float*>(xin), threads);
-    pack_filter(p, wt, win, threads);
-
 #if defined(__AVX512F__) && defined(__AVX512BW__)
-    if (p.deep) {
-        const int64_t blocks = p.oc_pad / (16 * kDeepVectors), position_blocks = ceil_div(p.oh * p.ow, kDeepPositions);
-        const int64_t tasks = p.n * blocks * position_blocks;
+    if (p.dot) {
+        gather_taps(p, x, xin, threads);
+        const int64_t channel_blocks = ceil_div(p.cout, kDotTask), position_blocks = ceil_div(p.oh * p.ow, kDotTask);
+        const int64_t tasks = p.n * channel_blocks * position_blocks;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
         for (int64_t task = 0; task < tasks; ++task) {
-            const int64_t pb = task % position_blocks, block = (task / position_blocks) % blocks, image = task / (position_blocks * blocks);
-            if (p.pairs) deep_block<true>(p, xin, win, bias, y, image, block, pb * kDeepPositions);
-            else deep_block<false>(p, xin, win, bias, y, image, block, pb * kDeepPositions);
+            const int64_t pb = task % position_blocks, cb = (task / position_blocks) % channel_blocks;
+            const int64_t image = task / (position_blocks * channel_blocks);
+            if (p.pairs) dot_task<true>(p, xin, wt, bias, y, image, cb * kDotTask, pb * kDotTask);
+            else dot_task<false>(p, xin, wt, bias, y, image, cb * kDotTask, pb * kDotTask);
         }
         return 0;
     }
+    if (p.pairs) pad_input_pairs(p, x, static_cast<uint16_t*>(xin), threads);
+    else pad_input_f32(p, x, static_cast<float*>(xin), threads);
+    pack_filter(p, wt, win, threads);
     {
         const int64_t blocks = p.oc_pad / p.ob, tasks = p.n * blocks * p.oh;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
@@ -478,6 +519,8 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
         return 0;
     }
 #else
+    pad_input_f32(p, x, static_cast<float*>(xin), threads);
+    pack_filter(p, wt, win, threads);
     {
         const int64_t blocks = p.oc_pad / p.ob, tasks = p.n * blocks * p.oh;
 #pragma omp parallel num_threads(threads)
