@@ -93,9 +93,10 @@ class AdaptiveAvgPool3dOp final : public OperatorWithCompute<AdaptiveAvgPool3dOp
     std::string baseline_description() const override {
         return "oneDNN pooling_forward (pooling_avg_exclude_padding, the NCDHW layout as given) when every input "
                "size is a multiple of its output size, so that the adaptive windows are one fixed kernel and stride, "
-               "as PyTorch's oneDNN path maps it; float16 or bfloat16 that oneDNN runs only in its reference kernel "
-               "on this CPU go through fp32. Otherwise (overlapping windows, up-sampling) plain C++ with OpenMP over "
-               "(n, c) planes, summing rows in fp32: oneDNN has no adaptive pooling";
+               "as PyTorch's oneDNN path maps it. Otherwise (overlapping windows, up-sampling), and for dtypes oneDNN "
+               "rejects or runs only in its reference kernel (float16 in oneDNN 2.6), plain C++ with OpenMP over "
+               "(plane, output depth) pairs summing rows in fp32, PyTorch's own CPU approach: oneDNN has no adaptive "
+               "pooling";
     }
 
     std::vector<ArgSpec> infer_outputs(const Problem& p) const override {

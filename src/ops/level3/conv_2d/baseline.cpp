@@ -2,7 +2,8 @@
 // dnnl_conv_baseline.hpp: formats chosen by oneDNN (format_tag::any) with reorders of x and
 // the filter from NCHW / OIHW and of y back to NCHW in every call, as PyTorch's oneDNN path
 // does for plain tensors; a dtype oneDNN runs only in its reference kernel on this CPU
-// (float16 before AVX512-FP16 support; bfloat16 below AVX-512) goes through fp32 copies.
+// (float16: oneDNN 2.6 has no f16 convolution; bfloat16 below AVX-512) goes through fp32
+// copies, and so does a half-precision x holding inf or NaN (see has_nonfinite_half).
 // Afterwards, outputs whose window meets the padding at a non-finite filter tap are set to
 // NaN, the operator's 0 * inf (oneDNN skips padded taps).
 #include <string>

@@ -96,9 +96,10 @@ class Conv2dOp final : public OperatorWithCompute<Conv2dOp> {
     std::string baseline_description() const override {
         return "oneDNN convolution_forward (direct algorithm, formats chosen by oneDNN with reorders from and to "
                "NCHW/OIHW, as PyTorch's oneDNN path calls it); float16 or bfloat16 that oneDNN runs only in its "
-               "reference kernel on this CPU go through fp32 with one conversion each way. Where a non-finite "
-               "filter tap meets the zero padding, the outputs are set to NaN afterwards (oneDNN skips padded taps; "
-               "the operator multiplies them)";
+               "reference kernel (or not at all) on this CPU go through fp32 with one conversion each way, and so "
+               "does a float16/bfloat16 x holding inf or NaN (oneDNN's half-precision first-layer kernels pair taps "
+               "with zero weights, 0 * inf = NaN). Where a non-finite filter tap meets the zero padding, the outputs "
+               "are set to NaN afterwards (oneDNN skips padded taps; the operator multiplies them)";
     }
     // The filter's innermost dim is its width (1 to 5 taps), never 512 bytes.
     bool can_align() const override { return false; }

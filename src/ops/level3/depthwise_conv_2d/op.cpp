@@ -97,9 +97,9 @@ class DepthwiseConv2dOp final : public OperatorWithCompute<DepthwiseConv2dOp> {
     std::string baseline_description() const override {
         return "oneDNN convolution_forward with groups = C (its depthwise kernels; direct algorithm, formats chosen "
                "by oneDNN with reorders from and to NCHW, as PyTorch's oneDNN path calls it); float16 or bfloat16 "
-               "that oneDNN runs only in its reference kernel on this CPU go through fp32. Where a non-finite weight "
-               "tap meets the zero padding, the outputs are set to NaN afterwards (oneDNN skips padded taps; the "
-               "operator multiplies them)";
+               "that oneDNN runs only in its reference kernel (or not at all) on this CPU, or a half-precision x "
+               "holding inf or NaN, go through fp32. Where a non-finite weight tap meets the zero padding, the "
+               "outputs are set to NaN afterwards (oneDNN skips padded taps; the operator multiplies them)";
     }
     // The weight's innermost dim is its width (1 to 5 taps), never 512 bytes.
     bool can_align() const override { return false; }
