@@ -1,12 +1,14 @@
 // Reference conv_2d: x [N, Cin, H, W], filter [Cout, Cin, Kh, Kw], bias [Cout], strides
 // [sh, sw], pads [top, bottom, left, right], dilations [dh, dw]; y [N, Cout, Ho, Wo] =
 // bias + the cross-correlation of x, zero-padded, with the filter; one dtype (float32,
-// float16 or bfloat16) for all. im2col and a plain GEMM loop in fp32: the filter is widened
-// once into the workspace; OpenMP over (image, block of output rows, block of 64 output
+// float16 or bfloat16) for all. im2col and a plain GEMM loop: the filter is widened once
+// into the workspace (fp32); OpenMP over (image, block of output rows, block of 64 output
 // channels), each task gathering its rows' K = Cin Kh Kw input taps into a [K, positions]
-// column buffer from input rows widened once into zero-padded lines (padded taps are zeros,
-// multiplied like any other: 0 * inf = NaN, as the operator defines) and accumulating every output row over K in runs of 256, whose partial
-// sums are then added (fp32 rounding near that of a blocked GEMM on long reductions).
+// fp32 column buffer from input rows widened once into zero-padded lines (padded taps are
+// zeros, multiplied like any other: 0 * inf = NaN, as the operator defines) and adding the
+// products of every output row over K in fp64 (exact products of fp32 values): a long sum
+// that cancels to a small result keeps its accuracy (an fp32 sum of thousands of taps can
+// miss such a result by more than the gate's 10 tau), at half the FMA rate.
 #include <omp.h>
 
 #include <algorithm>
@@ -42,7 +44,6 @@ bool int_list(const hb_call* call, const char* name, int count, int64_t* out) {
 }
 
 constexpr int64_t kChannelBlock = 64;  // output channels per task
-constexpr int64_t kRun = 256;          // taps summed before their partial sum is added
 constexpr int64_t kPositions = 64;     // output positions per task, at least (whole rows)
 
 struct Shape {
@@ -107,7 +108,7 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     {
         std::vector<float> col(static_cast<size_t>(k_total * rows * s.ow));
         std::vector<float> line(static_cast<size_t>(std::max(s.left + s.wd, (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1)));
-        std::vector<float> partial(static_cast<size_t>(rows * s.ow)), total(static_cast<size_t>(rows * s.ow));
+        std::vector<double> total(static_cast<size_t>(rows * s.ow));
 #pragma omp for schedule(dynamic)
         for (int64_t task = 0; task < tasks; ++task) {
             const int64_t cb = task % channel_blocks, rb = (task / channel_blocks) % row_blocks, image = task / (channel_blocks * row_blocks);
@@ -131,20 +132,16 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
                     }
             for (int64_t o = cb * kChannelBlock; o < std::min(s.cout, (cb + 1) * kChannelBlock); ++o) {
                 const float* wo = w32 + o * k_total;
-                std::fill(total.begin(), total.begin() + positions, 0.f);
-                for (int64_t k0 = 0; k0 < k_total; k0 += kRun) {
-                    std::fill(partial.begin(), partial.begin() + positions, 0.f);
-                    for (int64_t k = k0; k < std::min(k_total, k0 + kRun); ++k) {
-                        const float wv = wo[k];
-                        const float* src = col.data() + k * positions;
-                        float* acc = partial.data();
-                        for (int64_t p = 0; p < positions; ++p) acc[p] += wv * src[p];
-                    }
-                    for (int64_t p = 0; p < positions; ++p) total[static_cast<size_t>(p)] += partial[static_cast<size_t>(p)];
+                std::fill(total.begin(), total.begin() + positions, 0.0);
+                double* acc = total.data();
+                for (int64_t k = 0; k < k_total; ++k) {
+                    const float wv = wo[k];
+                    const float* src = col.data() + k * positions;
+                    for (int64_t p = 0; p < positions; ++p) acc[p] += static_cast<double>(wv) * src[p];
                 }
-                const float b = load(*s.bias, o);
+                const double b = load(*s.bias, o);
                 const int64_t out = ((image * s.cout + o) * s.oh + i0) * s.ow;
-                for (int64_t p = 0; p < positions; ++p) store(*s.y, out + p, total[static_cast<size_t>(p)] + b);
+                for (int64_t p = 0; p < positions; ++p) store(*s.y, out + p, static_cast<float>(total[static_cast<size_t>(p)] + b));
             }
         }
     }

@@ -4,12 +4,12 @@
 // grouped, zero-padded 3-D cross-correlation:
 //   y[o, c, a, b, e] = sum over n, t, u, v of grad[n, o, t, u, v] * x_pad[n, g(o) Cg + c,
 //                      t sd + a dd - front, u sh + b dh - top, v sw + e dw - left]
-// float16 or bfloat16, computed in fp32. OpenMP over (o, c) pairs; per image the input
+// float16 or bfloat16, products in fp32. OpenMP over (o, c) pairs; per image the input
 // channel is widened once into a zero-padded fp32 volume and the gradient channel into fp32,
-// and each tap's products are added position by position into a [taps, Wo] array
-// (vectorizable), which is summed over Wo at the end: fp32 rounding stays near a blocked
-// GEMM's. Padded positions are zeros that are multiplied (0 * inf = NaN, as the operator
-// defines).
+// and each tap's products (exact in fp64) are added position by position into a [taps, Wo]
+// array of fp64 sums (vectorizable), summed over Wo at the end: a sum over N Do Ho Wo positions that
+// cancels to a small result keeps its accuracy. Padded positions are zeros that are
+// multiplied (0 * inf = NaN, as the operator defines).
 #include <omp.h>
 
 #include <algorithm>
@@ -81,11 +81,11 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
 #pragma omp parallel num_threads(threads)
     {
         std::vector<float> volume(static_cast<size_t>(dp * hp * row_len)), g(static_cast<size_t>(positions));
-        std::vector<float> sums(static_cast<size_t>(taps * out[2]));
+        std::vector<double> sums(static_cast<size_t>(taps * out[2]));
 #pragma omp for schedule(dynamic)
         for (int64_t oc = 0; oc < cout * cg; ++oc) {
             const int64_t o = oc / cg, c = oc % cg, channel = (o / og) * cg + c;
-            std::fill(sums.begin(), sums.end(), 0.f);
+            std::fill(sums.begin(), sums.end(), 0.0);
             for (int64_t image = 0; image < n; ++image) {
                 std::fill(volume.begin(), volume.end(), 0.f);
                 for (int64_t zd = 0; zd < in[0]; ++zd)
@@ -109,16 +109,16 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
                                 const float* row = volume.data() + ((t * s[0] + a * d[0]) * hp + u * s[1] + b * d[1]) * row_len;
                                 for (int64_t e = 0; e < k[2]; ++e) {
                                     const float* src = row + ((e * d[2]) % s[2]) * phase_len + (e * d[2]) / s[2];
-                                    float* acc = sums.data() + ((a * k[1] + b) * k[2] + e) * out[2];
-                                    for (int64_t v = 0; v < out[2]; ++v) acc[v] += gr[v] * src[v];
+                                    double* acc = sums.data() + ((a * k[1] + b) * k[2] + e) * out[2];
+                                    for (int64_t v = 0; v < out[2]; ++v) acc[v] += static_cast<double>(gr[v]) * src[v];
                                 }
                             }
                     }
             }
             for (int64_t tap = 0; tap < taps; ++tap) {
-                float total = 0.f;
+                double total = 0.0;
                 for (int64_t v = 0; v < out[2]; ++v) total += sums[static_cast<size_t>(tap * out[2] + v)];
-                store(y, oc * taps + tap, total);
+                store(y, oc * taps + tap, static_cast<float>(total));
             }
         }
     }
