@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -41,6 +42,17 @@ inline CommandResult run_hapbench(const std::string& args) {
     r.err = ss.str();
     std::remove(err_file.c_str());
     return r;
+}
+
+// Operators with a cpu cases file in the shipped suite (suite/levelN/<op>/cases.cpu.yaml),
+// 20 public cases each: tests count from here rather than assume the levels present.
+inline std::size_t suite_operator_count() {
+    namespace fs = std::filesystem;
+    std::size_t n = 0;
+    for (const auto& level : fs::directory_iterator(fs::path(HB_SOURCE_DIR) / "suite"))
+        if (level.is_directory() && level.path().filename().string().rfind("level", 0) == 0)
+            for (const auto& op : fs::directory_iterator(level.path())) n += fs::exists(op.path() / "cases.cpu.yaml");
+    return n;
 }
 
 inline const nlohmann::json* find_operator(const nlohmann::json& run, const std::string& op) {

@@ -4,22 +4,10 @@
 // model (no calibration in tests), carries the fields scripts rely on.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "run_hapbench.hpp"
 
 namespace hb::test {
 namespace {
-
-// Operators with a cpu cases file under suite/ (levels 1 and 2 hold 24, level 3 adds its own).
-std::size_t suite_operator_count() {
-    namespace fs = std::filesystem;
-    std::size_t n = 0;
-    for (const auto& level : fs::directory_iterator(fs::path(HB_SOURCE_DIR) / "suite"))
-        if (level.is_directory() && level.path().filename().string().rfind("level", 0) == 0)
-            for (const auto& op : fs::directory_iterator(level.path())) n += fs::exists(op.path() / "cases.cpu.yaml");
-    return n;
-}
 
 class ReferenceSubmission : public ::testing::Test {
   protected:
