@@ -117,7 +117,8 @@ bool make_plan(const hb_call* call, Plan& p, const char** error) {
 
     // Kernel choice by lane use: wide uses Wo of its column lanes and Cout of its OB
     // channels; dot uses K of its tap lanes, Cout of its 4-channel and Ho*Wo of its
-    // 4-position micro-blocks, and needs enough output channels to repay gathering the taps.
+    // 4-position micro-blocks, and needs enough output channels to repay gathering the taps
+    // and a long enough K to repay its 16 horizontal sums per micro-block.
     p.ob = p.cout >= 5 ? 8 : p.cout >= 3 ? 4 : p.cout == 2 ? 2 : 1;
     const int64_t vectors = ceil_div(p.ow, 16);
     const int options[][4] = {{1, 2, 3, 3}, {3, 6, 6, 6}, {6, 12, 12, 12}, {12, 24, 24, 24}};
@@ -134,7 +135,7 @@ bool make_plan(const hb_call* call, Plan& p, const char** error) {
     const int64_t k_lanes = p.pairs ? 32 : 16;
     p.k_pad = ceil_div(p.k_total, k_lanes) * k_lanes;
     const double dot_use = use(p.k_total, k_lanes) * use(p.cout, kDotChannels) * use(p.oh * p.ow, kDotPositions);
-    p.dot = kAvx512 && p.cout >= 16 && dot_use > 1.1 * wide_use;
+    p.dot = kAvx512 && p.cout >= 16 && p.k_total >= 512 && dot_use > 1.1 * wide_use;
     p.oc_pad = p.ob * ceil_div(p.cout, p.ob);
     // Wide: entries per phase row, every tap's offset past the last vector the kernel loads
     // (its 16 WB-lane steps run past Wo; the surplus holds zeros); a float, or a bf16 pair,
@@ -167,14 +168,16 @@ void store(const hb_tensor& t, int64_t i, float v) {
 
 // ---------------------------------------------------------------- step 1: padded input
 
-// fp32 rows: [n][c][hp][sw][kp]; entry (rp, phase p, k) holds x[rp - top][k * sw + p - left].
+// fp32 rows: [n][hp][c][sw][kp] (the channels of one padded row next to each other, so that
+// a kernel walking the channels of an output row streams through memory); entry (rp, c,
+// phase p, k) holds x[c][rp - top][k * sw + p - left].
 void pad_input_f32(const Plan& p, const hb_tensor& x, float* out, int threads) {
     const int64_t rows = p.n * p.cin * p.hp;
     const int64_t row_len = p.sw * p.kp;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t row = 0; row < rows; ++row) {
         const int64_t rp = row % p.hp, plane = row / p.hp;
-        float* dst = out + row * row_len;
+        float* dst = out + (((plane / p.cin) * p.hp + rp) * p.planes + plane % p.cin) * row_len;
         const int64_t r = rp - p.top;
         if (r < 0 || r >= p.h) {
             std::memset(dst, 0, static_cast<size_t>(row_len) * sizeof(float));
@@ -207,7 +210,7 @@ void pad_input_f32(const Plan& p, const hb_tensor& x, float* out, int threads) {
     }
 }
 
-// bf16 channel pairs: [n][c2][hp][sw][kp][2], channels 2 c2 and 2 c2 + 1 (0 past Cin).
+// bf16 channel pairs: [n][hp][c2][sw][kp][2], channels 2 c2 and 2 c2 + 1 (0 past Cin).
 void pad_input_pairs(const Plan& p, const hb_tensor& x, uint16_t* out, int threads) {
     const int64_t rows = p.n * p.planes * p.hp;
     const int64_t row_len = p.sw * p.kp;
@@ -215,7 +218,7 @@ void pad_input_pairs(const Plan& p, const hb_tensor& x, uint16_t* out, int threa
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t row = 0; row < rows; ++row) {
         const int64_t rp = row % p.hp, image = row / (p.hp * p.planes), c2 = (row / p.hp) % p.planes;
-        uint16_t* dst = out + row * row_len * 2;
+        uint16_t* dst = out + ((image * p.hp + rp) * p.planes + c2) * row_len * 2;
         const int64_t r = rp - p.top;
         std::memset(dst, 0, static_cast<size_t>(row_len) * 2 * sizeof(uint16_t));
         if (r < 0 || r >= p.h) continue;
@@ -288,7 +291,7 @@ void store_tile_row(const hb_tensor& y, int64_t at, const float* sums, int64_t c
 template <int OB, int WB, bool Pairs>
 void wide_row(const Plan& p, const void* xin, const void* win, const hb_tensor& bias, const hb_tensor& y, int64_t image,
               int64_t block, int64_t i) {
-    const int64_t taps = p.kh * p.kw, plane_len = p.hp * p.sw * p.kp;
+    const int64_t taps = p.kh * p.kw, row_len = p.sw * p.kp;
     const int64_t chunk = Pairs ? kChannelBlock / 2 : kChannelBlock;
     const int64_t count = std::min<int64_t>(OB, p.cout - block * OB);
     alignas(64) float total[OB][WB * 16];
@@ -299,9 +302,8 @@ void wide_row(const Plan& p, const void* xin, const void* win, const hb_tensor& 
             for (int o = 0; o < OB; ++o)
                 for (int v = 0; v < WB; ++v) acc[o][v] = _mm512_setzero_ps();
             for (int64_t c = c0; c < std::min(p.planes, c0 + chunk); ++c) {
-                const int64_t plane_base = (image * p.planes + c) * plane_len;
                 for (int64_t a = 0; a < p.kh; ++a) {
-                    const int64_t row_base = plane_base + (i * p.sh + a * p.dh) * p.sw * p.kp;
+                    const int64_t row_base = ((image * p.hp + i * p.sh + a * p.dh) * p.planes + c) * row_len;
                     for (int64_t b = 0; b < p.kw; ++b) {
                         const int64_t start = row_base + ((b * p.dw) % p.sw) * p.kp + (b * p.dw) / p.sw + j0;
                         const int64_t wat = ((block * p.planes + c) * taps + a * p.kw + b) * OB;
@@ -448,7 +450,7 @@ void run_wide(const Plan& p, const void* xin, const void* win, const hb_tensor& 
 // Without AVX-512: fp32 from the fp32 padded buffer and the wide filter pack.
 void scalar_row(const Plan& p, const float* xin, const float* win, const hb_tensor& bias, const hb_tensor& y, int64_t image,
                 int64_t block, int64_t i, float* sums) {
-    const int64_t taps = p.kh * p.kw, plane_len = p.hp * p.sw * p.kp;
+    const int64_t taps = p.kh * p.kw, row_len = p.sw * p.kp;
     const int64_t count = std::min<int64_t>(p.ob, p.cout - block * p.ob);
     for (int64_t o = 0; o < count; ++o) {
         float* acc = sums;
@@ -457,7 +459,7 @@ void scalar_row(const Plan& p, const float* xin, const float* win, const hb_tens
             for (int64_t a = 0; a < p.kh; ++a)
                 for (int64_t b = 0; b < p.kw; ++b) {
                     const float wv = win[((block * p.planes + c) * taps + a * p.kw + b) * p.ob + o];
-                    const float* xs = xin + (image * p.planes + c) * plane_len + (i * p.sh + a * p.dh) * p.sw * p.kp +
+                    const float* xs = xin + ((image * p.hp + i * p.sh + a * p.dh) * p.planes + c) * row_len +
                                       ((b * p.dw) % p.sw) * p.kp + (b * p.dw) / p.sw;
                     for (int64_t j = 0; j < p.ow; ++j) acc[j] += wv * xs[j];
                 }
@@ -509,10 +511,12 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     else pad_input_f32(p, x, static_cast<float*>(xin), threads);
     pack_filter(p, wt, win, threads);
     {
+        // Channel blocks vary fastest: the threads work on the same output row at once, so
+        // the input rows it reads come from cache for every block after the first.
         const int64_t blocks = p.oc_pad / p.ob, tasks = p.n * blocks * p.oh;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
         for (int64_t task = 0; task < tasks; ++task) {
-            const int64_t i = task % p.oh, block = (task / p.oh) % blocks, image = task / (p.oh * blocks);
+            const int64_t block = task % blocks, i = (task / blocks) % p.oh, image = task / (p.oh * blocks);
             if (p.pairs) run_wide<true>(p, xin, win, bias, y, image, block, i);
             else run_wide<false>(p, xin, win, bias, y, image, block, i);
         }
