@@ -1,0 +1,1 @@
+../reference/adaptive_avg_pool_3d.cpp

@@ -1,0 +1,1 @@
+../reference/conv_3d_backprop_filter.cpp

@@ -1,0 +1,1 @@
+../reference/depthwise_conv_2d.cpp

@@ -1,0 +1,1 @@
+../reference/dilation_2d.cpp
