@@ -98,6 +98,8 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
             break;
         }
     }
+    if (const CallResult quiet = session.finish_calls(deadline); quiet.outcome != RunOutcome::ok)
+        failed(quiet, "after the timed calls");
     return m;
 }
 

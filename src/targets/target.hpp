@@ -82,6 +82,9 @@ class KernelSession {
     // `thorough` watches longer and compares every output byte (correctness calls);
     // `quick` samples bytes for a moment (timed calls).
     virtual CallResult call(int slot, Clock::time_point deadline, CallCheck check) = 0;
+    // After the last call of a sequence: the worker must stay idle for a while (a thread left
+    // running shows now if no later call saw it); outcome async_work otherwise.
+    virtual CallResult finish_calls(Clock::time_point deadline) = 0;
     // `count` round trips of a call that does nothing (the doorbell's own cost), in ns.
     virtual std::vector<double> null_calls(int count, Clock::time_point deadline) = 0;
     // Ends the worker; the next load_case starts a fresh one.

@@ -183,5 +183,144 @@ TEST(Hacks, LegitimateRuntimeUseIsNotAFinding) {
     }
 }
 
+// ---- Code in the kernel's address space (docs/security.md, "Nothing in the worker times or
+// judges"): the old in-worker clock, fingerprint and verified-call copy are gone, and what
+// the kernel can still reach is refused or checked from outside.
+
+TEST(Hacks, PatchingCodeInAStaticConstructorIsRefusedBeforeTheKernelRuns) {
+    expect_status_without_credit(run_hack("patches_code_in_constructor", small_case + quick_timing), "SANDBOX_VIOLATION",
+                                 "mprotect");
+}
+
+TEST(Hacks, ForgingTheDoneMarkerLeavesTheWorkerBusyAfterItSaidDone) {
+    expect_status_without_credit(run_hack("forges_done_early", small_case + quick_timing), "ASYNC_WORK",
+                                 "after the call returned");
+}
+
+TEST(Hacks, SkippingTheCallsAfterTheFirstVerifiedOneIsCaught) {
+    // Five timed calls, three verified at random after each returns: at least two of the
+    // kept ones are among the four the kernel skipped.
+    expect_status_without_credit(run_hack("skips_unverified_calls", small_case + quick_timing + " --verify-calls 3"),
+                                 "CACHED_OR_STALE_OUTPUT", "do not match its own inputs");
+}
+
+// ---- Timed inputs are fresh: no timed input is a permutation of another, constant cases
+// included.
+
+TEST(Hacks, ShiftedCacheMissesFreshInputs) {
+    expect_status_without_credit(run_hack("shift_cache", small_case + quick_timing + " --verify-calls 5"),
+                                 "CACHED_OR_STALE_OUTPUT", "do not match its own inputs");
+}
+
+TEST(Hacks, ConstantInputShortcutMissesTheMarkedElements) {
+    // Case 3: float32 [4, 4, 3, 769] over [0, 0].
+    expect_status_without_credit(
+        run_hack("constant_input_shortcut", " --op sigmoid --case 3" + quick_timing + " --verify-calls 5"),
+        "CACHED_OR_STALE_OUTPUT", "do not match its own inputs");
+}
+
+// ---- Signals: no handlers, no timers, no signals to the worker's own threads.
+
+TEST(Hacks, SignalHandlerThatFinishesLaterIsASandboxViolation) {
+    expect_status_without_credit(run_hack("sigalrm_finisher", small_case + quick_timing), "SANDBOX_VIOLATION",
+                                 "rt_sigaction");
+}
+
+TEST(Hacks, TimerSignalIsASandboxViolation) {
+    expect_status_without_credit(run_hack("timer_thread_signal", small_case + quick_timing), "SANDBOX_VIOLATION",
+                                 "timer_create");
+}
+
+TEST(Hacks, SignalToOwnThreadIsASandboxViolation) {
+    expect_status_without_credit(run_hack("signals_own_thread", small_case + quick_timing), "SANDBOX_VIOLATION", "tgkill");
+}
+
+// ---- Slowing the baseline: a worker that keeps running after a call is ASYNC_WORK and is
+// gone (killed) before any baseline is timed; handlers that would learn of a pause are refused.
+
+TEST(Hacks, ThreadSpinningAfterReturnIsAsyncWork) {
+    const auto h = run_hack("spins_after_return", small_case + quick_timing);
+    expect_status_without_credit(h, "ASYNC_WORK", "us of CPU");
+    EXPECT_EQ(h.run.at("cases").at(0).at("baseline_status"), "measured");
+}
+
+TEST(Hacks, LongSystemCallsAfterReturnAreAsyncWork) {
+    expect_status_without_credit(run_hack("long_syscall_after_return", small_case + quick_timing), "ASYNC_WORK", "us of CPU");
+}
+
+TEST(Hacks, SigcontHandlerIsASandboxViolation) {
+    expect_status_without_credit(run_hack("catches_sigcont", small_case + quick_timing), "SANDBOX_VIOLATION",
+                                 "rt_sigaction");
+}
+
+// ---- The CPU allotment and the secrets.
+
+TEST(Hacks, WideningTheCpuAllotmentIsRefused) {
+    const auto h = run_hack("widens_affinity", small_case + quick_timing + " --threads 1");
+    expect_status_without_credit(h, "KERNEL_ERROR", "sched_setaffinity: Operation not permitted; CPUs allowed: 1");
+}
+
+TEST(Hacks, HarnessCommandLineIsOutOfReach) {
+    const auto h = run_hack("reads_harness_arguments", " --op sigmoid --split hidden --hidden-seed 918273645 --hidden-count 1" +
+                                                           quick_timing);
+    expect_status_without_credit(h, "KERNEL_ERROR");
+    for (const auto& c : h.run.at("cases")) {
+        const std::string message = c.at("message");
+        EXPECT_EQ(message.find("918273645"), std::string::npos) << message;
+        EXPECT_NE(message.find("Permission denied"), std::string::npos) << message;
+    }
+}
+
+TEST(Hacks, GoldenCacheIsOutOfReach) {
+    // The goldens of the case are written to this cache before the kernel's first call.
+    const std::string cache = "/tmp/hapbench-hack-cache";
+    std::filesystem::remove_all(cache);
+    setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    const auto h = run_hack("reads_golden_cache", small_case + " --hardware cpu-example --warmup 1 --min-calls 5 --max-calls 5");
+    unsetenv("XDG_CACHE_HOME");
+    EXPECT_TRUE(std::filesystem::is_directory(cache + "/hapbench/goldens"));
+    expect_status_without_credit(h, "KERNEL_ERROR", cache + "/hapbench/goldens: Permission denied");
+    std::filesystem::remove_all(cache);
+}
+
+// ---- One submission per remaining sandbox rule (issue 14).
+
+TEST(Hacks, WritableOpenIsASandboxViolation) {
+    expect_status_without_credit(run_hack("opens_for_writing", small_case + quick_timing), "SANDBOX_VIOLATION", "openat");
+}
+
+TEST(Hacks, WritableExecutableMappingIsASandboxViolation) {
+    expect_status_without_credit(run_hack("maps_executable_memory", small_case + quick_timing), "SANDBOX_VIOLATION", "mmap");
+}
+
+TEST(Hacks, MakingWrittenMemoryExecutableIsASandboxViolation) {
+    expect_status_without_credit(run_hack("jit_write_then_execute", small_case + quick_timing), "SANDBOX_VIOLATION",
+                                 "mprotect");
+}
+
+TEST(Hacks, OwnSegfaultHandlerIsASandboxViolation) {
+    expect_status_without_credit(run_hack("hides_segfault", small_case + quick_timing), "SANDBOX_VIOLATION", "rt_sigaction");
+}
+
+TEST(Hacks, ReplacingAHarnessDescriptorIsASandboxViolation) {
+    expect_status_without_credit(run_hack("dup2_over_channel", small_case + quick_timing), "SANDBOX_VIOLATION", "dup2");
+}
+
+TEST(Hacks, SyscallFunctionIsDelegation) {
+    expect_status_without_credit(run_hack("calls_syscall_function", small_case + quick_timing), "DELEGATION", "syscall");
+}
+
+TEST(Hacks, InlineSyscallInstructionIsStillFiltered) {
+    expect_status_without_credit(run_hack("inline_syscall_socket", small_case + quick_timing), "SANDBOX_VIOLATION", "socket");
+}
+
+TEST(Hacks, DlsymIsDelegation) {
+    expect_status_without_credit(run_hack("calls_dlsym", small_case + quick_timing), "DELEGATION", "dlsym");
+}
+
+TEST(Hacks, BlasHeaderIsDelegation) {
+    expect_status_without_credit(run_hack("includes_cblas_header", small_case + quick_timing), "DELEGATION", "cblas.h");
+}
+
 }  // namespace
 }  // namespace hb::test

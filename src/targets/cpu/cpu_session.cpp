@@ -253,21 +253,31 @@ CallResult CpuSession::ring(CallKind kind, int slot, Clock::time_point deadline)
     return r;
 }
 
+CallResult CpuSession::check_idle(const std::string& when) {
+    CallResult r;
+    if (idle_cpu_ns_ < 0 || !worker_) return r;
+    const double used = process_cpu_ns(worker_->pid()) - idle_cpu_ns_;
+    if (used > idle_cpu_allowance_ns(0)) {
+        r.outcome = RunOutcome::async_work;
+        r.message = "the worker used " + std::to_string(static_cast<long long>(used / 1e3)) + " us of CPU " + when +
+                    ", when no call was running: work was left running";
+        worker_->kill_now();
+        close();
+    }
+    return r;
+}
+
+CallResult CpuSession::finish_calls(Clock::time_point deadline) {
+    if (!worker_ || idle_cpu_ns_ < 0) return {};
+    const auto until = std::min(deadline, Clock::now() + std::chrono::nanoseconds(static_cast<long long>(settle_ns(0, true))));
+    while (Clock::now() < until) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    return check_idle("after its last call");
+}
+
 CallResult CpuSession::call(int slot, Clock::time_point deadline, CallCheck check) {
     // Idle since the last call: a kernel thread that went on computing (on fresh inputs the
     // harness wrote meanwhile, or on late outputs) used the CPU when it should not.
-    if (idle_cpu_ns_ >= 0) {
-        const double used = process_cpu_ns(worker_->pid()) - idle_cpu_ns_;
-        if (used > idle_cpu_allowance_ns(0)) {
-            CallResult r;
-            r.outcome = RunOutcome::async_work;
-            r.message = "the worker used " + std::to_string(static_cast<long long>(used / 1e3)) +
-                        " us of CPU between two calls, when no call was running: work was left running";
-            worker_->kill_now();
-            close();
-            return r;
-        }
-    }
+    if (CallResult idle = check_idle("between two calls"); idle.outcome != RunOutcome::ok) return idle;
     CallResult r = ring(CallKind::kernel, slot, deadline);
     if (r.outcome != RunOutcome::ok) return r;
     // Settle: nothing may run or write once the call said it was done.

@@ -24,6 +24,7 @@ class CpuSession final : public KernelSession {
     CallResult load_case(const Problem& problem, int input_slots, Clock::time_point deadline) override;
     const CaseBuffers& buffers() const override { return buffers_; }
     CallResult call(int slot, Clock::time_point deadline, CallCheck check) override;
+    CallResult finish_calls(Clock::time_point deadline) override;
     std::vector<double> null_calls(int count, Clock::time_point deadline) override;
     void close() override;
     SessionFacts facts() const override { return facts_; }
@@ -37,6 +38,8 @@ class CpuSession final : public KernelSession {
     // Guard pages after the outputs and the workspace still hold the canary.
     std::string damaged_guard() const;
     void fill_guards();
+    // async_work when the worker used more CPU since it was last seen idle than it may.
+    CallResult check_idle(const std::string& when);
 
     std::string worker_exe_, op_, library_;
     SessionOptions options_;

@@ -1,0 +1,57 @@
+// Adversarial submission "reads_harness_arguments": reads the harness's command line (/proc/<parent>/cmdline), which holds --hidden-seed, to learn the hidden split (refused by Landlock; the kernel reports the errno: KERNEL_ERROR).
+// See docs/security.md; tests/integration/test_hacks.cpp asserts the status it earns.
+#include <fcntl.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "hapbench/half.h"
+#include "hapbench/kernel.h"
+
+namespace {
+
+float load(const hb_tensor& t, int64_t i) {
+    switch (t.dtype) {
+        case HB_FLOAT16: return hb_f16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
+        case HB_BFLOAT16: return hb_bf16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
+        default: return static_cast<const float*>(t.data)[i];
+    }
+}
+
+void store(const hb_tensor& t, int64_t i, float v) {
+    switch (t.dtype) {
+        case HB_FLOAT16: static_cast<uint16_t*>(t.data)[i] = hb_f32_to_f16(v); break;
+        case HB_BFLOAT16: static_cast<uint16_t*>(t.data)[i] = hb_f32_to_bf16(v); break;
+        default: static_cast<float*>(t.data)[i] = v;
+    }
+}
+
+void sigmoid_all(const hb_tensor& x, const hb_tensor& y) {
+    const int64_t n = hb_numel(&x);
+#pragma omp parallel for schedule(static) if (n >= 32768)
+    for (int64_t i = 0; i < n; ++i) store(y, i, 1.0f / (1.0f + std::exp(-load(x, i))));
+}
+
+}  // namespace
+
+extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
+    const hb_tensor& x = hb_input(call, "x")->tensors[0];
+    const hb_tensor& y = hb_output(call, "y")->tensors[0];
+    char path[64], text[512] = {0};
+    std::snprintf(path, sizeof path, "/proc/%d/cmdline", static_cast<int>(getppid()));
+    const int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        std::snprintf(text, sizeof text, "cannot open %s: %s", path, std::strerror(errno));
+        return hb_fail(call, 1, text);
+    }
+    const ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    for (ssize_t i = 0; i < n; ++i)
+        if (text[i] == '\0') text[i] = ' ';
+    return hb_fail(call, 1, text);
+}
