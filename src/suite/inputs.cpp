@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/float_narrow.hpp"
 #include "core/rng.hpp"
 #include "hapbench/half.h"
 #include "ops/operator.hpp"
@@ -16,15 +17,13 @@ namespace {
 // values depend only on the seed, never on the thread count.
 constexpr std::size_t piece_elements = 1 << 16;
 
-// Draws the piece [begin, end) of a float tensor of n elements.
-template <typename Store>
-void fill_float_piece(std::size_t begin, std::size_t end, std::size_t n, double lo, double hi, DType dtype, Rng& rng,
-                      Store store) {
-    const double fmax = dtype_max(dtype);
+// Draws element values [begin, end) of a float tensor of n elements, in fp64, into `out`.
+void draw_float_values(std::size_t begin, std::size_t end, std::size_t n, double lo, double hi, double fmax, Rng& rng,
+                       double* out) {
     if (std::isnan(lo) || std::isnan(hi)) {
         for (std::size_t i = begin; i < end; ++i) {
             const double u = rng.uniform(-1.0, 1.0);
-            store(i, rng.uniform01() < 0.5 ? NAN : u);
+            out[i - begin] = rng.uniform01() < 0.5 ? NAN : u;
         }
         return;
     }
@@ -34,45 +33,40 @@ void fill_float_piece(std::size_t begin, std::size_t end, std::size_t n, double 
         const std::size_t high_begin = std::isinf(hi) && hi > 0 ? n - chunk : n;
         for (std::size_t i = begin; i < end; ++i) {
             const double u = rng.uniform(-1.0, 1.0);
-            store(i, i < low_end ? -INFINITY : i >= high_begin ? INFINITY : u);
+            out[i - begin] = i < low_end ? -INFINITY : i >= high_begin ? INFINITY : u;
         }
         return;
     }
     if (lo == hi) {
         const double c = std::clamp(lo, -fmax, fmax);
-        for (std::size_t i = begin; i < end; ++i) store(i, c);
+        for (std::size_t i = begin; i < end; ++i) out[i - begin] = c;
         return;
     }
-    for (std::size_t i = begin; i < end; ++i) store(i, std::clamp(rng.uniform(lo, hi), -fmax, fmax));
+    const double span = hi - lo;
+    for (std::size_t i = begin; i < end; ++i) out[i - begin] = std::clamp(lo + span * rng.uniform01(), -fmax, fmax);
+}
+
+template <typename I>
+void draw_integers(std::size_t begin, std::size_t end, std::int64_t a, std::int64_t b, Rng& rng, void* data) {
+    auto* p = static_cast<I*>(data);
+    for (std::size_t i = begin; i < end; ++i) p[i] = static_cast<I>(rng.uniform_int(a, b));
 }
 
 void fill_piece(const TensorSpec& spec, void* data, std::size_t begin, std::size_t end,
                 const std::optional<ValueRange>& range, Rng& rng) {
     const auto n = static_cast<std::size_t>(spec.numel());
     const DType dtype = spec.dtype;
-    const double lo = range ? range->lo : 0.0, hi = range ? range->hi : 1.0;
-    switch (dtype) {
-        case DType::f16: {
-            auto* p = static_cast<std::uint16_t*>(data);
-            fill_float_piece(begin, end, n, lo, hi, dtype, rng, [p](std::size_t i, double v) { p[i] = f64_to_f16_bits(v); });
-            return;
+    if (is_floating(dtype)) {
+        const double lo = range ? range->lo : 0.0, hi = range ? range->hi : 1.0;
+        const double fmax = dtype_max(dtype);
+        const std::size_t size = dtype_size(dtype);
+        double block[1024];
+        for (std::size_t at = begin; at < end; at += 1024) {
+            const std::size_t stop = std::min(end, at + 1024);
+            draw_float_values(at, stop, n, lo, hi, fmax, rng, block);
+            narrow_block(block, stop - at, dtype, static_cast<char*>(data) + at * size);
         }
-        case DType::bf16: {
-            auto* p = static_cast<std::uint16_t*>(data);
-            fill_float_piece(begin, end, n, lo, hi, dtype, rng, [p](std::size_t i, double v) { p[i] = f64_to_bf16_bits(v); });
-            return;
-        }
-        case DType::f32: {
-            auto* p = static_cast<float*>(data);
-            fill_float_piece(begin, end, n, lo, hi, dtype, rng, [p](std::size_t i, double v) { p[i] = static_cast<float>(v); });
-            return;
-        }
-        case DType::f64: {
-            auto* p = static_cast<double*>(data);
-            fill_float_piece(begin, end, n, lo, hi, dtype, rng, [p](std::size_t i, double v) { p[i] = v; });
-            return;
-        }
-        default: break;
+        return;
     }
     double ilo = range ? range->lo : 0.0, ihi = range ? range->hi : 100.0;
     if (dtype == DType::boolean) { ilo = std::max(ilo, 0.0); ihi = std::min(ihi, 1.0); }
@@ -84,7 +78,17 @@ void fill_piece(const TensorSpec& spec, void* data, std::size_t begin, std::size
     ihi = std::clamp(std::floor(ihi), dtype_lowest(dtype), top);
     if (ihi < ilo) ihi = ilo;
     const auto a = static_cast<std::int64_t>(ilo), b = static_cast<std::int64_t>(ihi);
-    for (std::size_t i = begin; i < end; ++i) store_element(data, i, dtype, static_cast<double>(rng.uniform_int(a, b)));
+    switch (dtype) {
+        case DType::i8: draw_integers<std::int8_t>(begin, end, a, b, rng, data); return;
+        case DType::u8:
+        case DType::boolean: draw_integers<std::uint8_t>(begin, end, a, b, rng, data); return;
+        case DType::i16: draw_integers<std::int16_t>(begin, end, a, b, rng, data); return;
+        case DType::i32: draw_integers<std::int32_t>(begin, end, a, b, rng, data); return;
+        default:
+            // int64 included: drawn through a double, so that every value is exact in the fp64
+            // golden (integers beyond 2^53 would otherwise be rounded there).
+            for (std::size_t i = begin; i < end; ++i) store_element(data, i, dtype, static_cast<double>(rng.uniform_int(a, b)));
+    }
 }
 
 }  // namespace

@@ -1,0 +1,89 @@
+#include "core/float_narrow.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "hapbench/half.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace hb {
+
+namespace {
+
+// fp64 -> fp32 rounding to odd: the float nearest zero of the two around v (v itself when
+// exact; the largest finite float when |v| overflows), with its last bit set when inexact.
+// Written without calls so that the loop vectorizes.
+void round_to_odd(const double* in, std::size_t count, float* out) {
+    for (std::size_t i = 0; i < count; ++i) {
+        const double v = in[i];
+        const float f = static_cast<float>(v);
+        std::uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        const double back = static_cast<double>(f);
+        const bool inexact = back != v && v == v;  // +-inf in v is exact, NaN stays NaN
+        const bool overflow = inexact && (bits & 0x7fffffffu) == 0x7f800000u;
+        const bool away = inexact && std::fabs(back) > std::fabs(v);
+        const std::uint32_t toward_zero = bits - static_cast<std::uint32_t>(away);
+        const std::uint32_t saturated = (bits & 0x80000000u) | 0x7f7fffffu;
+        bits = (overflow ? saturated : toward_zero) | static_cast<std::uint32_t>(inexact);
+        std::memcpy(&out[i], &bits, 4);
+    }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx,f16c"))) void floats_to_f16_f16c(const float* in, std::size_t count, std::uint16_t* out) {
+    std::size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < count; ++i) out[i] = hb_f32_to_f16(in[i]);
+}
+
+bool has_f16c() {
+    static const bool supported = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    return supported;
+}
+#endif
+
+}  // namespace
+
+void narrow_block(const double* in, std::size_t count, DType t, void* out) {
+    switch (t) {
+        case DType::f64: std::memcpy(out, in, count * sizeof(double)); return;
+        case DType::f32: {
+            auto* f = static_cast<float*>(out);
+            for (std::size_t i = 0; i < count; ++i) f[i] = static_cast<float>(in[i]);
+            return;
+        }
+        case DType::f16:
+        case DType::bf16: {
+            float odd[256];
+            auto* bits = static_cast<std::uint16_t*>(out);
+            for (std::size_t at = 0; at < count; at += 256) {
+                const std::size_t n = count - at < 256 ? count - at : 256;
+                round_to_odd(in + at, n, odd);
+                if (t == DType::bf16) {
+                    for (std::size_t i = 0; i < n; ++i) bits[at + i] = hb_f32_to_bf16(odd[i]);
+                    continue;
+                }
+#if defined(__x86_64__)
+                if (has_f16c()) {
+                    floats_to_f16_f16c(odd, n, bits + at);
+                    continue;
+                }
+#endif
+                for (std::size_t i = 0; i < n; ++i) bits[at + i] = hb_f32_to_f16(odd[i]);
+            }
+            return;
+        }
+        default:
+            for (std::size_t i = 0; i < count; ++i) store_element(out, i, t, in[i]);
+            return;
+    }
+}
+
+}  // namespace hb
