@@ -19,7 +19,7 @@ void KernelCall::describe(const Tensor& t, hb_tensor& out) {
 }
 
 void KernelCall::bind(std::vector<Arg>& args, std::vector<hb_arg>& out,
-                      std::deque<std::vector<hb_tensor>>& storage) {
+                      std::deque<std::vector<hb_tensor>>& storage, std::vector<std::int64_t>* written_lengths) {
     storage.clear();
     out.resize(args.size());
     for (std::size_t a = 0; a < args.size(); ++a) {
@@ -29,6 +29,7 @@ void KernelCall::bind(std::vector<Arg>& args, std::vector<hb_arg>& out,
         out[a] = hb_arg{name, args[a].present ? 1 : 0, args[a].is_list ? 1 : 0,
                         static_cast<std::int32_t>(args[a].tensors.size()),
                         tensors.empty() ? nullptr : tensors.data(), nullptr};
+        if (written_lengths && args[a].variable_length) out[a].written_length = &(*written_lengths)[a];
     }
 }
 
@@ -36,8 +37,8 @@ KernelCall::KernelCall(const std::string& op_name, std::vector<Arg>& inputs, std
                        const AttrMap& attrs, int num_threads)
     : op_name_(op_name) {
     bind(inputs, input_args_, input_tensors_);
-    bind(outputs, output_args_, output_tensors_);
-    written_lengths_.assign(output_args_.size(), 0);
+    written_lengths_.assign(outputs.size(), kWrittenLengthUnset);  // never resized: outputs point into it
+    bind(outputs, output_args_, output_tensors_, &written_lengths_);
     for (const auto& [name, value] : attrs) {
         hb_attr a{};
         a.name = strings_.emplace_back(name).c_str();
@@ -77,6 +78,14 @@ void KernelCall::rebind_inputs(std::vector<Arg>& inputs) {
     for (std::size_t a = 0; a < inputs.size(); ++a)
         for (std::size_t k = 0; k < inputs[a].tensors.size(); ++k)
             input_tensors_[a][k].data = inputs[a].tensors[k].data();
+}
+
+void KernelCall::reset_written_lengths() {
+    for (auto& length : written_lengths_) length = kWrittenLengthUnset;
+}
+
+std::int64_t KernelCall::written_length(std::size_t index) const {
+    return output_args_.at(index).written_length ? written_lengths_[index] : -1;
 }
 
 void KernelCall::set_workspace(void* data, std::uint64_t bytes) {

@@ -2,7 +2,9 @@
 // keeps every array it points into alive.
 #pragma once
 
+#include <cstdint>
 #include <deque>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,10 @@
 #include "suite/attr.hpp"
 
 namespace hb {
+
+// What the harness stores in an output's *written_length before every call (outputs of
+// data-dependent length): a kernel that leaves it there did not report a length.
+constexpr std::int64_t kWrittenLengthUnset = std::numeric_limits<std::int64_t>::min();
 
 class KernelCall {
   public:
@@ -25,12 +31,19 @@ class KernelCall {
     // The call with null data pointers, for hapbench_workspace_bytes.
     const hb_call& shape_only_call();
 
+    // Outputs of data-dependent length (Arg::variable_length) get a written_length slot;
+    // reset it to kWrittenLengthUnset before each call and read it after.
+    void reset_written_lengths();
+    // The length output `index` reported in the last call; -1 for a fixed-length output.
+    std::int64_t written_length(std::size_t index) const;
+
     const hb_call& call() const { return call_; }
     std::string error_message() const { return std::string(message_.data()); }
 
   private:
     static void describe(const Tensor& t, hb_tensor& out);
-    void bind(std::vector<Arg>& args, std::vector<hb_arg>& out, std::deque<std::vector<hb_tensor>>& storage);
+    void bind(std::vector<Arg>& args, std::vector<hb_arg>& out, std::deque<std::vector<hb_tensor>>& storage,
+              std::vector<std::int64_t>* written_lengths = nullptr);
 
     std::string op_name_;
     std::deque<std::string> strings_;

@@ -49,6 +49,10 @@ struct Arg {
     bool is_list = false;
     bool present = true;
     std::vector<Tensor> tensors;
+    // As ArgSpec::variable_length; for such an output returned by a kernel, the length it
+    // reported through hb_arg::written_length (-1 for fixed-length arguments).
+    bool variable_length = false;
+    std::int64_t written_length = -1;
 };
 
 // fp64 values of an argument, for goldens and comparison.
