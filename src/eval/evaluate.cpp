@@ -24,6 +24,7 @@
 #include "targets/target.hpp"
 #include "verify/precision_gate.hpp"
 #include "verify/thresholds.hpp"
+#include "verify/written_length.hpp"
 
 namespace fs = std::filesystem;
 
@@ -148,11 +149,32 @@ References compute_references(const Operator& op, const Problem& p, const std::v
 
 // Runs the precision gate; the same-precision reference is computed only when the
 // fallback needs it (the gate reports that by throwing an internal error for an empty one).
+// Outputs of data-dependent length: a reported length the judge refuses fails here too
+// (timed and baseline outputs come this way unjudged), and the gate sees only the prefix.
 GateResult gate_case(const Operator& op, const Problem& p, const std::vector<Arg>& outputs, References& refs) {
-    const ValueArgs<double> candidate = values_from_args(outputs);
+    ValueArgs<double> candidate = values_from_args(outputs);
+    const bool variable = has_variable_length_outputs(p);
+    if (variable) {
+        if (const auto lengths = judge_written_lengths(p, candidate, refs.golden); lengths.status != CaseStatus::pass) {
+            GateResult refused;
+            refused.reason = lengths.reason;
+            return refused;
+        }
+        candidate = cut_to_written_prefix(p, refs.golden, std::move(candidate));
+    }
+    const Problem gated = variable ? written_prefix_problem(p, refs.golden) : Problem{};
+    const Problem& gp = variable ? gated : p;
+    const ValueArgs<double> golden_cut = variable ? cut_to_written_prefix(p, refs.golden, refs.golden) : ValueArgs<double>{};
+    const ValueArgs<double>& golden = variable ? golden_cut : refs.golden;
+    auto gate = [&] {
+        GateResult result = variable ? run_precision_gate(gp, candidate, golden,
+                                                          cut_to_written_prefix(p, refs.golden, refs.same_precision), refs.inputs)
+                                     : run_precision_gate(gp, candidate, golden, refs.same_precision, refs.inputs);
+        return result;
+    };
     if (!refs.has_same_precision) {
         try {
-            return run_precision_gate(p, candidate, refs.golden, refs.same_precision, refs.inputs);
+            return gate();
         } catch (const Error& e) {
             if (e.code() != ExitCode::internal) throw;
         }
@@ -160,7 +182,38 @@ GateResult gate_case(const Operator& op, const Problem& p, const std::vector<Arg
         op.same_precision(p, refs.inputs, refs.same_precision);
         refs.has_same_precision = true;
     }
-    return run_precision_gate(p, candidate, refs.golden, refs.same_precision, refs.inputs);
+    return gate();
+}
+
+// Outputs of data-dependent length, before anything looks at their values: both correctness
+// calls' lengths within the capacity, the first call's equal to the golden's
+// (verify/written_length.hpp). Empty when the lengths pass.
+WrittenLengthVerdict judge_reported_lengths(const Problem& p, const CaseRun& run, const References& refs) {
+    ValueArgs<double> reported(run.outputs.size());
+    for (std::size_t a = 0; a < run.outputs.size(); ++a) {
+        reported[a].name = run.outputs[a].name;
+        for (const auto& t : run.outputs[a].tensors)
+            reported[a].tensors.push_back({t.spec, {}, run.outputs[a].variable_length ? run.outputs[a].written_length : -1});
+    }
+    for (std::size_t a = 0; a < p.outputs.size() && a < run.second_call_written_lengths.size(); ++a) {
+        if (!p.outputs[a].present || !p.outputs[a].variable_length) continue;
+        if (auto v = check_length_in_capacity(p.outputs[a], run.second_call_written_lengths[a], "the second correctness call");
+            v.status != CaseStatus::pass)
+            return v;
+    }
+    return judge_written_lengths(p, reported, refs.golden);
+}
+
+// Two correctness calls that reported different lengths for an output of data-dependent
+// length; "" when they agree.
+std::string length_nondeterminism(const Problem& p, const CaseRun& run) {
+    for (std::size_t a = 0; a < p.outputs.size() && a < run.second_call_written_lengths.size(); ++a) {
+        if (!p.outputs[a].present || !p.outputs[a].variable_length) continue;
+        if (run.outputs[a].written_length != run.second_call_written_lengths[a])
+            return fmt::format("two calls on identical inputs reported different lengths of {} ({} and {})",
+                               p.outputs[a].name, run.outputs[a].written_length, run.second_call_written_lengths[a]);
+    }
+    return "";
 }
 
 // Two-trial mode, trial 2: inputs regenerated with seed + 1, 0.01 added to every floating one.
@@ -405,6 +458,12 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                 if (cand.outcome == RunOutcome::timeout) budget_spent = true;
 
                 t0 = Clock::now();
+                if (cand.outcome == RunOutcome::ok && has_variable_length_outputs(problem)) {
+                    if (const auto lengths = judge_reported_lengths(problem, cand, refs); lengths.status != CaseStatus::pass) {
+                        c.status = lengths.status;
+                        c.message = lengths.reason;
+                    }
+                }
                 if (cand.outcome == RunOutcome::ok) {
                     for (const auto& u : cand.unwritten)
                         if (u.count > 0 && c.status == CaseStatus::pass) {
@@ -413,6 +472,12 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                                         (u.tensor_index ? "[" + std::to_string(u.tensor_index) + "]" : "") +
                                         " were never written (first at flat index " + std::to_string(u.first_index) + ")";
                         }
+                }
+                if (c.status == CaseStatus::pass) {
+                    if (auto finding = length_nondeterminism(problem, cand); !finding.empty()) {
+                        c.status = CaseStatus::nondeterministic;
+                        c.message = finding;
+                    }
                 }
                 if (c.status == CaseStatus::pass) {
                     if (auto finding = nondeterminism_finding(problem, cand); !finding.empty()) {

@@ -51,7 +51,10 @@ struct KeptOutputs {
 struct CaseRun {
     RunOutcome outcome = RunOutcome::ok;
     std::string message;                 // what went wrong, for the report
-    std::vector<Arg> outputs;            // from the first correctness call
+    std::vector<Arg> outputs;            // from the first correctness call (Arg::written_length: its reports)
+    // Per output: the length the second correctness call reported (outputs of data-dependent
+    // length; -1 for the others).
+    std::vector<std::int64_t> second_call_written_lengths;
     std::vector<UnwrittenReport> unwritten;
     std::int64_t nondeterministic_elements = 0;  // elements differing between the two calls
     // Per output: the largest difference between the two correctness calls, relative to

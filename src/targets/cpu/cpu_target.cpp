@@ -87,6 +87,25 @@ void copy_args_from(const char* shm, const std::vector<protocol::ArgLayout>& lay
             std::memcpy(args[a].tensors[k].data(), shm + layout[a].tensors[k].offset, args[a].tensors[k].bytes());
 }
 
+// The lengths a call reported (event field "written_lengths": per output null, a length, or
+// [first call, second call]); element `which` of a pair.
+void take_written_lengths(const nlohmann::json& event, std::vector<Arg>& args, std::size_t which,
+                          std::vector<std::int64_t>* second = nullptr) {
+    const auto it = event.find("written_lengths");
+    if (second) second->assign(args.size(), -1);
+    if (it == event.end() || !it->is_array()) return;
+    for (std::size_t a = 0; a < args.size() && a < it->size(); ++a) {
+        const auto& l = (*it)[a];
+        if (!args[a].variable_length || l.is_null()) continue;
+        if (l.is_array()) {
+            args[a].written_length = l.at(which).get<std::int64_t>();
+            if (second && l.size() > 1) (*second)[a] = l.at(1).get<std::int64_t>();
+        } else {
+            args[a].written_length = l.get<std::int64_t>();
+        }
+    }
+}
+
 void CpuSession::record_failure(CaseRun& run, const std::optional<nlohmann::json>& event, bool timed_out) {
     const std::string ev = event ? event->value("event", "") : "";
     if (ev == "sandbox_violation") {
@@ -209,6 +228,7 @@ CaseRun CpuSession::run_case(const Problem& problem, const std::vector<Arg>& inp
     }
     run.outputs = allocate_args(problem.outputs, false);
     copy_args_from(shm, layout.outputs, run.outputs);
+    take_written_lengths(*event, run.outputs, 0, &run.second_call_written_lengths);
     run.first_call_us = event->value("first_call_ns", 0.0) / 1000.0;
     run.sandbox_us = (event->value("sandbox_ns", 0.0) + worker_->take_setup_ns()) / 1000.0;
     run.workspace_bytes = event->value("workspace_bytes", std::uint64_t{0});
@@ -251,6 +271,7 @@ CaseRun CpuSession::run_case(const Problem& problem, const std::vector<Arg>& inp
                 }
                 KeptOutputs ko{k, allocate_args(problem.outputs, false)};
                 copy_args_from(shm, layout.outputs, ko.outputs);
+                take_written_lengths(*kept, ko.outputs, 0);
                 run.kept.push_back(std::move(ko));
             }
         } else if (ev == "timing_done" && planned) {

@@ -13,7 +13,7 @@ CaseLayout make_layout(const std::vector<ArgSpec>& inputs, const std::vector<Arg
     std::size_t offset = 0;
     auto place = [&](const std::vector<ArgSpec>& specs, std::vector<ArgLayout>& out) {
         for (const auto& s : specs) {
-            ArgLayout a{s.name, s.is_list, s.present, {}};
+            ArgLayout a{s.name, s.is_list, s.present, {}, s.variable_length};
             for (const auto& t : s.tensors) {
                 a.tensors.push_back({t, offset});
                 offset += (t.bytes() + 63) / 64 * 64;
@@ -34,14 +34,16 @@ nlohmann::json args_to_json(const std::vector<ArgLayout>& args) {
         auto tensors = nlohmann::json::array();
         for (const auto& t : a.tensors)
             tensors.push_back({{"dtype", static_cast<int>(t.spec.dtype)}, {"shape", t.spec.shape}, {"offset", t.offset}});
-        arr.push_back({{"name", a.name}, {"is_list", a.is_list}, {"present", a.present}, {"tensors", tensors}});
+        arr.push_back({{"name", a.name}, {"is_list", a.is_list}, {"present", a.present}, {"tensors", tensors},
+                       {"variable_length", a.variable_length}});
     }
     return arr;
 }
 std::vector<ArgLayout> args_from_json(const nlohmann::json& arr) {
     std::vector<ArgLayout> out;
     for (const auto& a : arr) {
-        ArgLayout l{a.at("name").get<std::string>(), a.at("is_list").get<bool>(), a.at("present").get<bool>(), {}};
+        ArgLayout l{a.at("name").get<std::string>(), a.at("is_list").get<bool>(), a.at("present").get<bool>(), {},
+                    a.value("variable_length", false)};
         for (const auto& t : a.at("tensors"))
             l.tensors.push_back({TensorSpec{static_cast<DType>(t.at("dtype").get<int>()), t.at("shape").get<Shape>()},
                                  t.at("offset").get<std::size_t>()});

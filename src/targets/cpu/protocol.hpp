@@ -11,6 +11,9 @@
 // timed call {"event":"timed","k":k,"ns":t} and waits for {"cmd":"keep"} (copy this call's
 // outputs to shared memory, answer {"event":"kept"}) or {"cmd":"drop"}; it ends with
 // {"event":"timing_done"}. A fault caught by the worker is {"event":"fault","kind":...}.
+// Outputs of data-dependent length: "outputs" carries "written_lengths" (per output, null or
+// the two correctness calls' reported lengths) and "kept" the timed call's ("written_lengths",
+// per output, null or the length).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -38,6 +41,7 @@ struct ArgLayout {
     bool is_list = false;
     bool present = true;
     std::vector<TensorSlot> tensors;
+    bool variable_length = false;  // ArgSpec::variable_length: the kernel reports a written length
 };
 struct CaseLayout {
     std::vector<ArgLayout> inputs;

@@ -20,7 +20,10 @@ struct CallComparison {
 };
 
 // `first_call` holds the first call's outputs at the layout's offsets; `outputs` the second's.
+// `compared_entries` (per output; empty: all) limits an output of data-dependent length to
+// its written prefix, the leading dim-0 entries both calls reported: the capacity beyond it
+// is not the result and stays poisoned legitimately. -1 compares the whole output.
 CallComparison compare_correctness_calls(const std::vector<Arg>& outputs, const std::vector<protocol::ArgLayout>& layout,
-                                         const char* first_call);
+                                         const char* first_call, const std::vector<std::int64_t>& compared_entries = {});
 
 }  // namespace hb::worker

@@ -33,6 +33,7 @@ std::vector<Arg> allocate(const std::vector<protocol::ArgLayout>& layout, bool g
         arg.name = a.name;
         arg.is_list = a.is_list;
         arg.present = a.present;
+        arg.variable_length = a.variable_length;
         for (const auto& t : a.tensors) arg.tensors.emplace_back(t.spec, guard);
         args.push_back(std::move(arg));
     }
@@ -82,6 +83,14 @@ void watch_args(std::vector<Arg>& args, const char* kind, const char* role, bool
             if (guard_page_only) watch(data + a.tensors[k].bytes(), static_cast<std::size_t>(page), kind, what);
             else watch(data, a.tensors[k].bytes(), kind, what);
         }
+}
+
+// Per output: the length the last call reported (outputs of data-dependent length), else null.
+json reported_lengths(const KernelCall& call, const std::vector<Arg>& outputs) {
+    json lengths = json::array();
+    for (std::size_t a = 0; a < outputs.size(); ++a)
+        lengths.push_back(outputs[a].variable_length ? json(call.written_length(a)) : json(nullptr));
+    return lengths;
 }
 
 // Work left running after a call returned changes its outputs later: report and end the
@@ -136,14 +145,17 @@ void CaseRun::report_kernel_error(int rc, const char* phase) {
 bool CaseRun::run_correctness() {
     // Different poison before each call: see call_comparison.hpp.
     poison(outputs_, 0xff);
+    call_->reset_written_lengths();
     const auto [rc1, ns1] = call_once();
     if (rc1 != 0) {
         report_kernel_error(rc1, "correctness");
         return false;
     }
     first_call_ns_ = ns1;
+    const json first_lengths = reported_lengths(*call_, outputs_);
     copy_between(outputs_, layout_.outputs, shm_, true);
     poison(outputs_, 0x00);
+    call_->reset_written_lengths();
     const int threads_before = kernel_.sandbox ? thread_count() : 0;
     const auto [rc2, ns2] = call_once();
     double sandbox_ns = 0;
@@ -160,11 +172,28 @@ bool CaseRun::run_correctness() {
         check_settled(at_return, fingerprint_all(outputs_), "correctness", 0);
         sandbox_ns += now_ns() - mark;
     }
-    const CallComparison comparison = compare_correctness_calls(outputs_, layout_.outputs, shm_);
+    // Outputs of data-dependent length: both calls' reports, and only the prefix both
+    // wrote (clamped to the capacity; the harness judges the lengths themselves) compared.
+    const json second_lengths = reported_lengths(*call_, outputs_);
+    json written_lengths = json::array();
+    std::vector<std::int64_t> compared_entries(outputs_.size(), -1);
+    for (std::size_t a = 0; a < outputs_.size(); ++a) {
+        if (!outputs_[a].variable_length) {
+            written_lengths.push_back(nullptr);
+            continue;
+        }
+        const auto l1 = first_lengths[a].get<std::int64_t>(), l2 = second_lengths[a].get<std::int64_t>();
+        written_lengths.push_back({l1, l2});
+        const std::int64_t capacity = outputs_[a].tensors.empty() || outputs_[a].tensors[0].spec.shape.empty()
+                                          ? 1 : outputs_[a].tensors[0].spec.shape[0];
+        compared_entries[a] = std::clamp<std::int64_t>(std::min(l1, l2), 0, capacity);
+    }
+    const CallComparison comparison = compare_correctness_calls(outputs_, layout_.outputs, shm_, compared_entries);
     protocol::write_message(protocol::event_fd,
                             {{"event", "outputs"}, {"unwritten", comparison.unwritten},
                              {"nondeterministic", comparison.nondeterministic}, {"first_call_ns", ns1},
-                             {"sandbox_ns", sandbox_ns}, {"workspace_bytes", workspace_bytes_}});
+                             {"sandbox_ns", sandbox_ns}, {"workspace_bytes", workspace_bytes_},
+                             {"written_lengths", written_lengths}});
     return true;
 }
 
@@ -220,6 +249,7 @@ bool CaseRun::run_timing(protocol::LineReader& commands, const json& timing) {
             sandbox_ns += now_ns() - mark;
         }
         poison(outputs_, 0xff);
+        call_->reset_written_lengths();
         set_read_only(copy, true);
         flush_all(copy, outputs_, workspace_);
         const double t0 = now_ns();
@@ -242,7 +272,8 @@ bool CaseRun::run_timing(protocol::LineReader& commands, const json& timing) {
         if (!reply) return false;
         if (json::parse(*reply).at("cmd") == "keep") {
             copy_between(outputs_, layout_.outputs, shm_, true);
-            protocol::write_message(protocol::event_fd, {{"event", "kept"}, {"k", k}});
+            protocol::write_message(protocol::event_fd,
+                                    {{"event", "kept"}, {"k", k}, {"written_lengths", reported_lengths(*call_, outputs_)}});
         }
     }
     if (kernel_.sandbox) {
