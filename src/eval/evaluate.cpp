@@ -22,6 +22,7 @@
 #include "suite/task_dir.hpp"
 #include "targets/cpu/compiler.hpp"
 #include "targets/target.hpp"
+#include "verify/distinct_indices.hpp"
 #include "verify/precision_gate.hpp"
 #include "verify/thresholds.hpp"
 #include "verify/written_length.hpp"
@@ -170,6 +171,7 @@ GateResult gate_case(const Operator& op, const Problem& p, const std::vector<Arg
         GateResult result = variable ? run_precision_gate(gp, candidate, golden,
                                                           cut_to_written_prefix(p, refs.golden, refs.same_precision), refs.inputs)
                                      : run_precision_gate(gp, candidate, golden, refs.same_precision, refs.inputs);
+        apply_distinct_index_rule(gp, candidate, result);
         return result;
     };
     if (!refs.has_same_precision) {
