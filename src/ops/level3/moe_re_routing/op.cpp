@@ -178,9 +178,21 @@ class MoeReRoutingOp final : public Operator {
         const std::int64_t idx_type = (d.index / 2) % 2;
         const std::int64_t experts = d.aligned ? (counts_dtype == DType::i64 ? 64 : 128)
                                                : sampler.pick(std::vector<std::int64_t>{1, 3, 7, 8, 16, 32, 61});
-        Shape tokens = sampler.shape(budgeted_elements(sampler, 2.0), 2, d.dtype, d.aligned);
+        const std::int64_t target = budgeted_elements(sampler, 2.0);
+        Shape tokens = sampler.shape(target, 2, d.dtype, d.aligned);
         std::int64_t& rows = tokens[0];
-        rows = std::max<std::int64_t>(rows, 2 * experts);
+        std::int64_t& width = tokens[1];
+        // At least two tokens per cell (a multiple of 128 when the scales must be aligned).
+        // A small budget with wide rows gets more, narrower rows instead, drawn so that
+        // small cases do not all collapse onto one shape.
+        const std::int64_t row_unit = d.aligned && with_scales ? 128 : 1;
+        const std::int64_t min_rows = (2 * experts + row_unit - 1) / row_unit * row_unit;
+        if (rows < min_rows) {
+            rows = min_rows + row_unit * sampler.rng().uniform_int(0, 3);
+            const std::int64_t width_unit = d.aligned ? 512 / static_cast<std::int64_t>(dtype_size(d.dtype)) : 1;
+            width = std::max(width_unit, target / rows / width_unit * width_unit);
+            if (!d.aligned && (width * static_cast<std::int64_t>(dtype_size(d.dtype))) % 512 == 0) width += 1;
+        }
         if (d.aligned && with_scales) rows = (rows + 127) / 128 * 128;
         std::int64_t ranks = sampler.pick(std::vector<std::int64_t>{1, 2, 4, 8, 16, 64});
         while (ranks > 1 && ranks * experts * 2 > rows) ranks /= 2;
