@@ -699,7 +699,7 @@ TEST(OpsLevel3L3d, NmsCasesUseTheScaledProfileAndTheZeroTie) {
     for (const auto& c : cases) {
         const auto n = c.inputs.at(0).shapes.at(0).at(0);
         EXPECT_GE(n, 2000);
-        EXPECT_LE(n, 12000);
+        EXPECT_LE(n, 8000);
         thresholds.insert(c.attrs.at("iou_threshold").f);
         if (c.inputs.at(0).range && c.inputs.at(0).range->lo == 0 && c.inputs.at(0).range->hi == 0) {
             EXPECT_EQ(c.attrs.at("iou_threshold").f, 0.0);

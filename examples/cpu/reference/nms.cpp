@@ -6,7 +6,8 @@
 // kernels with -O3 -march=native, where GCC would fuse `... - w * h` into an FMA and round
 // differently from the definition, flipping decisions at the threshold. keep_indices has the
 // capacity n; the kernel writes the kept count to *written_length. Plain on purpose: one
-// thread, torchvision's loop (each kept box tests every later unsuppressed box).
+// thread, torchvision's loop (each kept box tests every later unsuppressed box) over the boxes
+// copied into score order, so the loop walks its arrays contiguously.
 #pragma GCC optimize("fp-contract=off")
 
 #include <algorithm>
@@ -48,25 +49,27 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
         if (s[y] != s[y]) return false;
         return s[x] != s[x] || s[x] > s[y];
     });
-    std::vector<double> area(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i)
-        area[i] = (double(b[4 * i + 2]) - double(b[4 * i])) * (double(b[4 * i + 3]) - double(b[4 * i + 1]));
+    // The boxes laid out in visiting order, one array per coordinate, in fp64.
+    std::vector<double> x1(static_cast<size_t>(n)), y1(static_cast<size_t>(n)), x2(static_cast<size_t>(n)),
+        y2(static_cast<size_t>(n)), area(static_cast<size_t>(n));
+    for (int64_t a = 0; a < n; ++a) {
+        const float* box = b + 4 * order[a];
+        x1[a] = box[0], y1[a] = box[1], x2[a] = box[2], y2[a] = box[3];
+        area[a] = (x2[a] - x1[a]) * (y2[a] - y1[a]);
+    }
     std::vector<char> suppressed(static_cast<size_t>(n), 0);
     auto* out = static_cast<int64_t*>(keep.data);
     int64_t kept = 0;
     for (int64_t a = 0; a < n; ++a) {
-        const int64_t i = order[a];
-        if (suppressed[i]) continue;
-        out[kept++] = i;
-        const double x1 = b[4 * i], y1 = b[4 * i + 1], x2 = b[4 * i + 2], y2 = b[4 * i + 3];
+        if (suppressed[a]) continue;
+        out[kept++] = order[a];
         for (int64_t c = a + 1; c < n; ++c) {
-            const int64_t j = order[c];
-            if (suppressed[j]) continue;
-            const double w = nan_max(0.0, nan_min(x2, double(b[4 * j + 2])) - nan_max(x1, double(b[4 * j])));
-            const double h = nan_max(0.0, nan_min(y2, double(b[4 * j + 3])) - nan_max(y1, double(b[4 * j + 1])));
+            if (suppressed[c]) continue;
+            const double w = nan_max(0.0, nan_min(x2[a], x2[c]) - nan_max(x1[a], x1[c]));
+            const double h = nan_max(0.0, nan_min(y2[a], y2[c]) - nan_max(y1[a], y1[c]));
             const double inter = w * h;
-            const double iou = inter / (((area[i] + area[j]) - inter) + 1e-6);
-            if (!(iou <= threshold)) suppressed[j] = 1;
+            const double iou = inter / (((area[a] + area[c]) - inter) + 1e-6);
+            if (!(iou <= threshold)) suppressed[c] = 1;
         }
     }
     *keep_arg->written_length = kept;

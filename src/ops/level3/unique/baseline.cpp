@@ -100,10 +100,10 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     std::vector<int64_t> slot(static_cast<size_t>(distinct));
     std::iota(slot.begin(), slot.end(), 0);
     if (!sorted) {
-        std::vector<int64_t> by_first(static_cast<size_t>(distinct));
-        std::iota(by_first.begin(), by_first.end(), 0);
-        std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) { return first[a] < first[b]; });
-        for (int64_t r = 0; r < distinct; ++r) slot[by_first[r]] = r;
+        // Walking x in order meets each run first at its first occurrence.
+        int64_t next = 0;
+        for (int64_t i = 0; i < n; ++i)
+            if (first[run_of[i]] == i) slot[run_of[i]] = next++;
     }
 
     const auto* src = static_cast<const char*>(x.data);

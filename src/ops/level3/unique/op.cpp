@@ -19,7 +19,6 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <numeric>
 
 #include "core/error.hpp"
 #include "ops/case_budget.hpp"
@@ -72,18 +71,16 @@ Groups group_values(const std::vector<double>& x, bool sorted) {
         g.group_of = std::move(sorted_group);
         return g;
     }
-    // Order of first occurrence: rank the groups by their first position.
-    std::vector<std::int64_t> by_first(g.first.size());
-    std::iota(by_first.begin(), by_first.end(), 0);
-    std::sort(by_first.begin(), by_first.end(), [&](std::int64_t a, std::int64_t b) {
-        return g.first[static_cast<std::size_t>(a)] < g.first[static_cast<std::size_t>(b)];
-    });
-    std::vector<std::int64_t> rank_of(g.first.size());
+    // Order of first occurrence: walking x in order meets each group first at its first
+    // position, which ranks the groups.
+    std::vector<std::int64_t> rank_of(g.first.size(), -1);
     Groups out;
-    for (std::size_t r = 0; r < by_first.size(); ++r) {
-        rank_of[static_cast<std::size_t>(by_first[r])] = static_cast<std::int64_t>(r);
-        out.first.push_back(g.first[static_cast<std::size_t>(by_first[r])]);
-        out.count.push_back(g.count[static_cast<std::size_t>(by_first[r])]);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const auto group = static_cast<std::size_t>(sorted_group[i]);
+        if (rank_of[group] >= 0) continue;
+        rank_of[group] = static_cast<std::int64_t>(out.first.size());
+        out.first.push_back(g.first[group]);
+        out.count.push_back(g.count[group]);
     }
     out.group_of.resize(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) out.group_of[i] = rank_of[static_cast<std::size_t>(sorted_group[i])];
