@@ -35,9 +35,10 @@ TEST_F(ReferenceSubmission, EveryPublicCasePassesCorrectness) {
         EXPECT_TRUE(c.at("passed").get<bool>()) << c.at("operator") << " case " << c.at("case_id") << ": "
                                                 << c.at("status") << " " << c.at("message");
     }
-    // 20 public cases per operator in suite/, every level.
+    // 20 public cases per operator in suite/, every level (levels 1 and 2: 24 operators;
+    // level 3 grows as its groups land).
     EXPECT_EQ(cases, 20 * static_cast<int>(correctness_->at("operators").size()));
-    EXPECT_EQ(correctness_->at("operators").size(), 8u + 16u);
+    EXPECT_GE(correctness_->at("operators").size(), 8u + 16u);
 }
 
 TEST_F(ReferenceSubmission, ResultsCarryTheDocumentedFields) {
