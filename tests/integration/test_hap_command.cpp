@@ -11,7 +11,8 @@ TEST(HapCommand, JsonHasEveryCaseWithItsUnitsAndBottleneck) {
     const auto r = run_hapbench("hap --hardware ascend910b2 --format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto rows = r.json();
-    ASSERT_EQ(rows.size(), 480u);
+    ASSERT_GE(rows.size(), 480u);  // 20 cases per operator: 24 of levels 1-2, level 3 as its groups land
+    EXPECT_EQ(rows.size() % 20, 0u);
     for (const auto& row : rows) {
         SCOPED_TRACE(row.dump());
         EXPECT_EQ(row["status"], "ok");
