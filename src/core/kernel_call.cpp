@@ -9,6 +9,7 @@ std::vector<ArgSpec> specs_of(const std::vector<Arg>& args) {
     std::vector<ArgSpec> specs;
     for (const auto& a : args) {
         ArgSpec s{a.name, a.is_list, a.present, {}};
+        s.variable_length = a.variable_length;
         for (const auto& t : a.tensors) s.tensors.push_back(t.spec);
         specs.push_back(std::move(s));
     }
@@ -58,7 +59,7 @@ KernelCall::KernelCall(const std::string& op_name, const std::vector<ArgSpec>& i
     bind(inputs, input_args_, input_tensors_);
     bind(outputs, output_args_, output_tensors_);
     for (const auto& o : outputs) output_variable_length_.push_back(o.variable_length);
-    own_lengths_.assign(output_args_.size(), -1);
+    own_lengths_.assign(output_args_.size(), kWrittenLengthUnset);
     bind_written_lengths(own_lengths_.data());
     for (const auto& [name, value] : attrs) {
         hb_attr a{};
@@ -96,8 +97,14 @@ KernelCall::KernelCall(const std::string& op_name, const std::vector<ArgSpec>& i
 }
 
 void KernelCall::bind_written_lengths(std::int64_t* lengths) {
+    lengths_ = lengths;
     for (std::size_t a = 0; a < output_args_.size(); ++a)
         output_args_[a].written_length = output_variable_length_[a] ? &lengths[a] : nullptr;
+}
+
+void KernelCall::reset_written_lengths() {
+    for (std::size_t a = 0; a < output_args_.size(); ++a)
+        if (output_variable_length_[a]) lengths_[a] = kWrittenLengthUnset;
 }
 
 void KernelCall::set_workspace(void* data, std::uint64_t bytes) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,10 @@
 #include "hapbench/kernel.h"
 
 namespace hb {
+
+// What the harness stores in an output's *written_length before every call (outputs of
+// data-dependent length): a kernel that never sets it is told apart from one that writes -1.
+constexpr std::int64_t kWrittenLengthUnset = std::numeric_limits<std::int64_t>::min();
 
 class KernelCall {
   public:
@@ -28,13 +33,18 @@ class KernelCall {
     void bind_output(std::size_t arg, std::size_t tensor, void* data) { output_tensors_[arg][tensor].data = data; }
     // Outputs of data-dependent length report through lengths[arg] (one slot per output argument).
     void bind_written_lengths(std::int64_t* lengths);
+    // Sets every bound length slot to kWrittenLengthUnset (before a call).
+    void reset_written_lengths();
     void set_workspace(void* data, std::uint64_t bytes);
     // The call with null data pointers, for hapbench_workspace_bytes.
     const hb_call& shape_only_call();
 
     const hb_call& call() const { return call_; }
     std::string error_message() const { return std::string(message_.data()); }
-    std::int64_t written_length(std::size_t output_arg) const { return own_lengths_.at(output_arg); }
+    // What output argument `output_arg` reported, when it has data-dependent length; -1 otherwise.
+    std::int64_t written_length(std::size_t output_arg) const {
+        return output_variable_length_.at(output_arg) ? lengths_[output_arg] : -1;
+    }
 
   private:
     static void describe(const TensorSpec& spec, hb_tensor& out);
@@ -49,6 +59,7 @@ class KernelCall {
     std::deque<std::vector<double>> float_lists_;
     std::vector<hb_attr> attrs_;
     std::vector<std::int64_t> own_lengths_;
+    std::int64_t* lengths_ = nullptr;
     std::vector<char> message_ = std::vector<char>(4096, '\0');
     hb_call call_{};
     hb_call shape_only_{};

@@ -16,6 +16,8 @@ std::string status_name(CaseStatus s) {
         case CaseStatus::out_of_bounds: return "OUT_OF_BOUNDS";
         case CaseStatus::input_mutation: return "INPUT_MUTATION";
         case CaseStatus::output_unwritten: return "OUTPUT_UNWRITTEN";
+        case CaseStatus::wrong_length: return "WRONG_LENGTH";
+        case CaseStatus::length_over_capacity: return "LENGTH_OVER_CAPACITY";
         case CaseStatus::nondeterministic: return "NONDETERMINISTIC";
         case CaseStatus::async_work: return "ASYNC_WORK";
         case CaseStatus::delegation: return "DELEGATION";
@@ -36,6 +38,10 @@ bool is_structural_failure(CaseStatus s) {
         case CaseStatus::out_of_bounds:
         case CaseStatus::input_mutation:
         case CaseStatus::output_unwritten:
+        // The written length is the output's shape: a wrong one is a wrong output shape
+        // (methodology section 3), and one outside [0, capacity] breaks the kernel ABI.
+        case CaseStatus::wrong_length:
+        case CaseStatus::length_over_capacity:
         case CaseStatus::async_work:
         case CaseStatus::delegation:
         case CaseStatus::sandbox_violation:

@@ -17,7 +17,9 @@ enum class CaseStatus {
     timeout,                 // the operator's time budget ran out
     out_of_bounds,           // a write into the guard page after an output or the workspace
     input_mutation,          // a write into an input (inputs are read-only during calls)
-    output_unwritten,        // output elements were never written
+    output_unwritten,        // output elements were never written (inside the written prefix, for outputs of data-dependent length)
+    wrong_length,            // an output of data-dependent length reports another length than the golden's
+    length_over_capacity,    // an output of data-dependent length reports a negative length, none, or one beyond its capacity
     nondeterministic,        // two calls on identical inputs disagreed beyond the tolerance
     async_work,              // outputs changed after the call returned (work left running)
     delegation,              // the object calls a vendor library, dlopen/dlsym or raw syscall, or exports more than its entry points

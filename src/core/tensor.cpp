@@ -20,10 +20,12 @@ void round_values_to_dtype(std::vector<double>& values, DType t) {
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = round_to_dtype(values[i], t);
 }
 
-std::vector<Arg> borrow_args(const std::vector<ArgView>& views) {
+std::vector<Arg> borrow_args(const std::vector<ArgView>& views, const std::vector<std::int64_t>& written_lengths) {
     std::vector<Arg> args;
     for (const auto& v : views) {
         Arg a{v.name, v.is_list, v.present, {}};
+        a.variable_length = v.variable_length;
+        if (v.variable_length && args.size() < written_lengths.size()) a.written_length = written_lengths[args.size()];
         for (const auto& t : v.tensors) {
             Tensor tensor;
             tensor.spec = t.spec;
@@ -35,10 +37,12 @@ std::vector<Arg> borrow_args(const std::vector<ArgView>& views) {
     return args;
 }
 
-std::vector<Arg> copy_args(const std::vector<ArgView>& views) {
+std::vector<Arg> copy_args(const std::vector<ArgView>& views, const std::vector<std::int64_t>& written_lengths) {
     std::vector<Arg> args;
     for (const auto& v : views) {
         Arg a{v.name, v.is_list, v.present, {}};
+        a.variable_length = v.variable_length;
+        if (v.variable_length && args.size() < written_lengths.size()) a.written_length = written_lengths[args.size()];
         for (const auto& t : v.tensors) {
             Tensor& tensor = a.tensors.emplace_back(t.spec);
             if (t.bytes()) std::memcpy(tensor.data(), t.data, t.bytes());

@@ -49,6 +49,10 @@ struct Arg {
     bool is_list = false;
     bool present = true;
     std::vector<Tensor> tensors;
+    // As ArgSpec::variable_length; for such an output returned by a kernel, the length it
+    // reported through hb_arg::written_length (-1 for fixed-length arguments).
+    bool variable_length = false;
+    std::int64_t written_length = -1;
 };
 
 // A tensor in memory someone else owns (the harness's mapping of a worker's buffers).
@@ -67,9 +71,10 @@ struct ArgView {
 };
 
 // Arguments over the views' memory (borrowed: never freed), for code written against Arg.
-std::vector<Arg> borrow_args(const std::vector<ArgView>& views);
-// Owned copies of the views' contents.
-std::vector<Arg> copy_args(const std::vector<ArgView>& views);
+std::vector<Arg> borrow_args(const std::vector<ArgView>& views, const std::vector<std::int64_t>& written_lengths = {});
+// Owned copies of the views' contents; `written_lengths` (per argument, from the call that
+// wrote them) are kept on the variable-length ones.
+std::vector<Arg> copy_args(const std::vector<ArgView>& views, const std::vector<std::int64_t>& written_lengths = {});
 
 // fp64 values of an argument, for goldens and comparison.
 struct ArgValues {

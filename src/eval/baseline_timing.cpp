@@ -96,7 +96,7 @@ BaselineMeasurement BaselineTimings::measure(const PreparedCase& prepared, const
         session_.reset();
         return m;
     }
-    const GateResult gate = prepared.judge(copy_args(buffers.outputs));
+    const OutputVerdictSummary verdict = prepared.judge(copy_args(buffers.outputs, first.written_lengths));
     TimingPlan plan = plan_;
     plan.verified_calls = 0;  // hapbench's own kernel: its outputs are judged once, above
     const ColdMeasurement cold = measure_cold(*session_, problem, prepared.op(), plan, seeds, rng, deadline);
@@ -113,7 +113,9 @@ BaselineMeasurement BaselineTimings::measure(const PreparedCase& prepared, const
     m.timing.relative_error = cold.stop.relative_error;
     m.timing.unstable = !cold.stop.target_met;
     m.timing.source = "measured";
-    m.status = gate.passed ? "measured" : "measured; its outputs fail the gate: " + gate.reason;
+    m.status = verdict.status == CaseStatus::pass
+                   ? "measured"
+                   : "measured; its outputs fail (" + status_name(verdict.status) + "): " + verdict.reason;
     if (!cache_dir_.empty() && available()) {
         char when[32];
         const std::time_t t = std::time(nullptr);

@@ -1,5 +1,8 @@
 #include "eval/case_compare.hpp"
 
+#include "verify/output_verdict.hpp"
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -10,6 +13,8 @@
 #include "core/error.hpp"
 #include "core/npy.hpp"
 #include "eval/case_export.hpp"
+#include "verify/distinct_indices.hpp"
+#include "verify/written_length.hpp"
 
 namespace fs = std::filesystem;
 
@@ -153,13 +158,28 @@ ExportedCase load_case_dir(const std::string& dir) {
     for (std::size_t a = 0; a < outputs.size(); ++a) {
         const CaseJson out = outputs.item(a);
         ArgSpec spec = arg_spec_of(out, proto->outputs[a].name);
+        spec.variable_length = out.raw().value("variable_length", false);
         ArgValuesT<double> golden{spec.name, spec.present, {}}, same{spec.name, spec.present, {}};
         const CaseJson tensors = out.child("tensors");
         for (std::size_t t = 0; t < spec.tensors.size(); ++t) {
-            const TensorSpec& ts = spec.tensors[t];
+            TensorSpec& ts = spec.tensors[t];
             const CaseJson tensor = tensors.item(t);
-            golden.tensors.push_back({ts, load_exported(dir, tensor.get<std::string>("golden"), DType::f64, ts.shape)});
-            same.tensors.push_back({ts, load_exported(dir, tensor.get<std::string>("same_precision"), ts.dtype, ts.shape)});
+            TensorValues<double> g{ts, load_exported(dir, tensor.get<std::string>("golden"), DType::f64, ts.shape)};
+            TensorValues<double> s{ts, load_exported(dir, tensor.get<std::string>("same_precision"), ts.dtype, ts.shape)};
+            if (spec.variable_length) {
+                // The files hold the written prefix; the judge works on the capacity.
+                if (ts.shape.empty()) throw Error(tensor.where() + ": an output of data-dependent length needs a dim 0");
+                const auto capacity = tensor.get<std::int64_t>("capacity");
+                if (capacity < ts.shape[0])
+                    throw Error(fmt::format("{}: capacity {} is below the golden's length {}", tensor.where(), capacity, ts.shape[0]));
+                g.written_length = s.written_length = ts.shape[0];
+                ts.shape[0] = capacity;
+                g.spec = s.spec = ts;
+                g.v.resize(static_cast<std::size_t>(ts.numel()));
+                s.v.resize(static_cast<std::size_t>(ts.numel()));
+            }
+            golden.tensors.push_back(std::move(g));
+            same.tensors.push_back(std::move(s));
         }
         c.golden.push_back(std::move(golden));
         c.same_precision.push_back(std::move(same));
@@ -207,6 +227,25 @@ GateResult compare_case(const ExportedCase& exported, const std::vector<Candidat
             if (a_file.dtype != ts.dtype)
                 throw Error(fmt::format("{}: output {} holds {}, but {} case {} produces {} (write the output in its own dtype)",
                                         path, label, dtype_name(a_file.dtype), p.op(), p.case_id(), dtype_name(ts.dtype)));
+            if (spec.variable_length) {
+                // Its dim 0 is the length the candidate reports (the judge checks it against
+                // the capacity and the golden's); every other dim must match.
+                const bool fits = a_file.shape.size() == ts.shape.size() && !ts.shape.empty() &&
+                                  std::equal(a_file.shape.begin() + 1, a_file.shape.end(), ts.shape.begin() + 1);
+                if (!fits) {
+                    Shape expected = ts.shape;
+                    if (!expected.empty()) expected[0] = 0;
+                    throw Error(fmt::format("{}: output {} has shape {}, but {} case {} produces {} with dim 0 its data-dependent "
+                                            "length (the number of entries written, at most {})",
+                                            path, label, shape_to_string(a_file.shape), p.op(), p.case_id(),
+                                            shape_to_string(expected), ts.shape.empty() ? 0 : ts.shape[0]));
+                }
+                auto& c = candidate[a].tensors[t];
+                c.v = a_file.to_f64();
+                c.written_length = a_file.shape[0];
+                c.v.resize(static_cast<std::size_t>(ts.numel()));
+                continue;
+            }
             if (a_file.shape != ts.shape)
                 throw Error(fmt::format("{}: output {} has shape {}, but {} case {} produces {}", path, label,
                                         shape_to_string(a_file.shape), p.op(), p.case_id(), shape_to_string(ts.shape)));
@@ -226,7 +265,14 @@ GateResult compare_case(const ExportedCase& exported, const std::vector<Candidat
                                 "NAME=FILE for each of: {}",
                                 p.op(), p.case_id(), missing.size() + used.size(), list, all));
     }
-    return run_precision_gate(p, candidate, exported.golden, exported.same_precision, exported.inputs);
+    const OutputVerdictSummary verdict =
+        judge_outputs(p, candidate, exported.golden,
+                      SamePrecisionReference([&]() -> const ValueArgs<double>& { return exported.same_precision; }),
+                      exported.inputs);
+    if (verdict.gate) return *verdict.gate;
+    GateResult refused;  // a length failed before the gate could run
+    refused.reason = status_name(verdict.status) + ": " + verdict.reason;
+    return refused;
 }
 
 }  // namespace hb

@@ -199,20 +199,33 @@ CaseExport export_case(const CaseExportOptions& options) {
             const Thresholds th = thresholds_for(ts.dtype, entry.proto.tau_overrides);
             const std::string golden_file = case_tensor_file("golden", out.name, out.is_list, t);
             const std::string same_file = case_tensor_file("same_precision", out.name, out.is_list, t);
-            write(golden_file, NpyArray::from_values(golden[a].tensors[t].v, DType::f64, ts.shape));
+            // An output of data-dependent length is written as its result, the written prefix
+            // (the form a candidate's file has); case.json records the capacity.
+            Shape shape = ts.shape;
+            std::vector<double> golden_values = golden[a].tensors[t].v, same_values = same_precision[a].tensors[t].v;
+            if (out.variable_length && !shape.empty()) {
+                const std::int64_t length = golden[a].tensors[t].written_length;
+                const std::size_t prefix = static_cast<std::size_t>(numel(shape) / std::max<std::int64_t>(1, shape[0]) * length);
+                shape[0] = length;
+                golden_values.resize(prefix);
+                same_values.resize(prefix);
+            }
+            write(golden_file, NpyArray::from_values(golden_values, DType::f64, shape));
             // Already rounded to the output dtype, so storing it in that dtype is exact, and
             // the file has the very form a candidate output must have.
-            write(same_file, NpyArray::from_values(same_precision[a].tensors[t].v, ts.dtype, ts.shape));
-            tensors.push_back({{"label", out.is_list ? fmt::format("{}[{}]", out.name, t) : out.name},
-                               {"dtype", std::string(dtype_name(ts.dtype))},
-                               {"shape", ts.shape},
-                               {"golden", golden_file},
-                               {"same_precision", same_file},
-                               {"compare", std::string(compare_mode_name(compare_mode_of(def, th)))},
-                               {"thresholds", to_json(th)}});
+            write(same_file, NpyArray::from_values(same_values, ts.dtype, shape));
+            nlohmann::json tensor = {{"label", out.is_list ? fmt::format("{}[{}]", out.name, t) : out.name},
+                                     {"dtype", std::string(dtype_name(ts.dtype))},
+                                     {"shape", shape},
+                                     {"golden", golden_file},
+                                     {"same_precision", same_file},
+                                     {"compare", std::string(compare_mode_name(compare_mode_of(def, th)))},
+                                     {"thresholds", to_json(th)}};
+            if (out.variable_length) tensor["capacity"] = ts.shape.empty() ? 1 : ts.shape[0];
+            tensors.push_back(std::move(tensor));
         }
         outputs_json.push_back({{"name", out.name}, {"is_list", out.is_list}, {"present", out.present},
-                                {"tensors", tensors}});
+                                {"variable_length", out.variable_length}, {"tensors", tensors}});
     }
 
     fs::copy_file(entry.proto.file, fs::path(options.dir) / kCaseProto, fs::copy_options::overwrite_existing, ec);

@@ -8,6 +8,7 @@
 #include "measure/cold_measure.hpp"
 #include "suite/inputs.hpp"
 #include "verify/call_comparison.hpp"
+#include "verify/written_length.hpp"
 #include "verify/thresholds.hpp"
 
 namespace hb {
@@ -74,13 +75,22 @@ Judgement judge_candidate(KernelSession& session, const PreparedCase& prepared, 
     prepare_call_buffers(buffers, 0, 0xff);
     const CallResult first_call = session.call(0, deadline, CallCheck::thorough);
     if (first_call.outcome != RunOutcome::ok) return failed(status_of(first_call.outcome), first_call.message);
-    const std::vector<Arg> first = copy_args(buffers.outputs);
+    const std::vector<Arg> first = copy_args(buffers.outputs, first_call.written_lengths);
 
     prepare_call_buffers(buffers, 0, 0x00);
     const CallResult second_call = session.call(0, deadline, CallCheck::thorough);
     if (second_call.outcome != RunOutcome::ok) return failed(status_of(second_call.outcome), second_call.message);
     const std::vector<Arg> second = borrow_args(buffers.outputs);
 
+    // Lengths of data-dependent outputs must fit what was allocated before anything is compared.
+    const Problem& problem = prepared.problem();
+    for (std::size_t a = 0; a < problem.outputs.size() && a < first_call.written_lengths.size(); ++a) {
+        if (!problem.outputs[a].present || !problem.outputs[a].variable_length) continue;
+        for (const auto& [call, length] : {std::pair<const char*, std::int64_t>{"the first correctness call", first_call.written_lengths[a]},
+                                           {"the second correctness call", second_call.written_lengths[a]}})
+            if (auto v = check_length_in_capacity(problem.outputs[a], length, call); v.status != CaseStatus::pass)
+                return failed(v.status, v.reason);
+    }
     Judgement j;
     const auto comparisons = compare_correctness_calls(first, second, first_call.written_lengths, second_call.written_lengths);
     for (const auto& c : comparisons) {
@@ -96,11 +106,10 @@ Judgement judge_candidate(KernelSession& session, const PreparedCase& prepared, 
     if (auto finding = nondeterminism_finding(prepared.problem(), comparisons); !finding.empty())
         return failed(CaseStatus::nondeterministic, finding);
 
-    j.gate = prepared.judge(first);
-    if (!j.gate->passed) {
-        j.status = CaseStatus::precision_fail;
-        j.message = j.gate->reason;
-    }
+    const OutputVerdictSummary verdict = prepared.judge(first);
+    j.gate = verdict.gate;
+    j.status = verdict.status;
+    j.message = verdict.reason;
     return j;
 }
 
@@ -120,11 +129,11 @@ Judgement judge_second_trial(KernelSession& session, const PreparedCase& prepare
     const CallResult r = session.call(0, deadline, CallCheck::thorough);
     if (r.outcome != RunOutcome::ok) return failed(status_of(r.outcome), "trial 2: " + r.message);
     Judgement j;
-    j.gate = judge_against_inputs(prepared.op(), problem, inputs, copy_args(buffers.outputs));
-    if (!j.gate->passed) {
-        j.status = CaseStatus::precision_fail;
-        j.message = "trial 2 (seed + 1, inputs + 0.01): " + j.gate->reason;
-    }
+    const OutputVerdictSummary verdict =
+        judge_against_inputs(prepared.op(), problem, inputs, copy_args(buffers.outputs, r.written_lengths));
+    j.gate = verdict.gate;
+    j.status = verdict.status;
+    if (verdict.status != CaseStatus::pass) j.message = "trial 2 (seed + 1, inputs + 0.01): " + verdict.reason;
     return j;
 }
 

@@ -58,23 +58,23 @@ const ValueArgs<double>& PreparedCase::same_precision() const {
     return *same_precision_;
 }
 
-GateResult PreparedCase::judge(const std::vector<Arg>& candidate) const {
-    return run_precision_gate(problem_, values_from_args(candidate), golden_,
-                              SamePrecisionReference([this]() -> const ValueArgs<double>& { return same_precision(); }),
-                              input_values());
+OutputVerdictSummary PreparedCase::judge(const std::vector<Arg>& candidate) const {
+    return judge_outputs(problem_, values_from_args(candidate), golden_,
+                         SamePrecisionReference([this]() -> const ValueArgs<double>& { return same_precision(); }),
+                         input_values());
 }
 
-GateResult judge_against_inputs(const Operator& op, const Problem& problem, const std::vector<Arg>& inputs,
-                                const std::vector<Arg>& candidate) {
+OutputVerdictSummary judge_against_inputs(const Operator& op, const Problem& problem, const std::vector<Arg>& inputs,
+                                          const std::vector<Arg>& candidate) {
     const ValueArgs<double> input_values = values_from_args(inputs);
     const ValueArgs<double> golden = compute(op, problem, input_values, true);
     std::optional<ValueArgs<double>> same_precision;
-    return run_precision_gate(problem, values_from_args(candidate), golden,
-                              SamePrecisionReference([&]() -> const ValueArgs<double>& {
-                                  if (!same_precision) same_precision = compute(op, problem, input_values, false);
-                                  return *same_precision;
-                              }),
-                              input_values);
+    return judge_outputs(problem, values_from_args(candidate), golden,
+                         SamePrecisionReference([&]() -> const ValueArgs<double>& {
+                             if (!same_precision) same_precision = compute(op, problem, input_values, false);
+                             return *same_precision;
+                         }),
+                         input_values);
 }
 
 }  // namespace hb

@@ -11,7 +11,7 @@
 #include "eval/golden_cache.hpp"
 #include "eval/results.hpp"
 #include "ops/operator.hpp"
-#include "verify/precision_gate.hpp"
+#include "verify/output_verdict.hpp"
 
 namespace hb {
 
@@ -32,8 +32,8 @@ class PreparedCase {
     // The same-precision reference, computed (or read from the cache) on first use.
     const ValueArgs<double>& same_precision() const;
 
-    // The gate on `candidate` outputs of the base inputs.
-    GateResult judge(const std::vector<Arg>& candidate) const;
+    // Lengths and the gate on `candidate` outputs of the base inputs (written lengths in the Args).
+    OutputVerdictSummary judge(const std::vector<Arg>& candidate) const;
 
   private:
     const Operator& op_;
@@ -47,9 +47,9 @@ class PreparedCase {
     mutable std::optional<ValueArgs<double>> same_precision_;
 };
 
-// The gate on `candidate` against references computed from `inputs` (a verified timed
-// call's own inputs), with the same-precision reference only when the fallback needs it.
-GateResult judge_against_inputs(const Operator& op, const Problem& problem, const std::vector<Arg>& inputs,
+// Lengths and the gate on `candidate` against references computed from `inputs` (a verified
+// timed call's own inputs), with the same-precision reference only when the fallback needs it.
+OutputVerdictSummary judge_against_inputs(const Operator& op, const Problem& problem, const std::vector<Arg>& inputs,
                                 const std::vector<Arg>& candidate);
 
 }  // namespace hb

@@ -10,11 +10,11 @@ namespace hb {
 
 TimedCallVerdict verify_timed_calls(const Operator& op, const Problem& problem, const std::vector<KeptCall>& kept,
                                     int threads) {
-    std::vector<GateResult> gates(kept.size());
+    std::vector<OutputVerdictSummary> verdicts(kept.size());
     auto check = [&](std::size_t i) {
         std::vector<Arg> inputs = allocate_args(problem.inputs, false);
         fill_timed_inputs(problem, op, kept[i].seed, inputs);
-        gates[i] = judge_against_inputs(op, problem, inputs, kept[i].outputs);
+        verdicts[i] = judge_against_inputs(op, problem, inputs, kept[i].outputs);
     };
     const std::size_t width = std::max<std::size_t>(1, static_cast<std::size_t>(std::max(1, threads)));
     for (std::size_t begin = 0; begin < kept.size(); begin += width) {
@@ -26,10 +26,12 @@ TimedCallVerdict verify_timed_calls(const Operator& op, const Problem& problem, 
     TimedCallVerdict v;
     for (std::size_t i = 0; i < kept.size(); ++i) {
         ++v.verified;
-        if (!gates[i].passed && v.passed) {
+        if (verdicts[i].status != CaseStatus::pass && v.passed) {
             v.passed = false;
             v.failing_call = kept[i].call;
-            v.reason = gates[i].reason;
+            v.reason = verdicts[i].status == CaseStatus::precision_fail
+                           ? verdicts[i].reason
+                           : status_name(verdicts[i].status) + ": " + verdicts[i].reason;
         }
     }
     return v;

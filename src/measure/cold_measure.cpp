@@ -86,7 +86,7 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
             if (j < verified) keep_at = j;
         }
         if (keep_at >= 0) {
-            KeptCall kept{k, seed, copy_args(buffers.outputs), r.written_lengths};
+            KeptCall kept{k, seed, copy_args(buffers.outputs, r.written_lengths), r.written_lengths};
             if (keep_at == static_cast<int>(m.kept.size())) m.kept.push_back(std::move(kept));
             else m.kept[static_cast<std::size_t>(keep_at)] = std::move(kept);
         }

@@ -41,6 +41,11 @@ class Operator {
     virtual void sample_case(CaseSampler& sampler, CaseSpec& out) const = 0;
     // The range used for the type-boundary group ("+-88 for exp-type ops").
     virtual ValueRange boundary_range(DType dtype) const;
+    // The element bounds this operator's cases are drawn and checked against (the case
+    // generator and the rules checker both ask). The profile's own, unless the operator's
+    // cost grows faster than its input: nms compares every kept box with every later one, so
+    // its regimes are scaled down to keep the suite's time budget.
+    virtual Profile case_profile(const Profile& profile) const { return profile; }
     // Replaces generated inputs where validity demands it (index ranges, permutations).
     virtual void fix_inputs(const Problem& problem, std::vector<Arg>& inputs, Rng& rng) const;
     // False for operators whose cases can never be aligned (an input's innermost dim is fixed

@@ -42,6 +42,7 @@ ValueArgs<To> convert_values(const ValueArgs<From>& in) {
             TensorValues<To> c;
             c.spec = t.spec;
             c.v.assign(t.v.begin(), t.v.end());
+            c.written_length = t.written_length;
             out[a].tensors.push_back(std::move(c));
         }
     }

@@ -95,6 +95,7 @@ Proto load_proto(const std::string& path, const std::string& op_dir_name, int le
             if (ig["value_output"]) g.value_output = yaml_string(path, ig["value_output"], field + ".index_gather.value_output");
             if (ig["value_reduce"]) g.value_reduce = yaml_string(path, ig["value_reduce"], field + ".index_gather.value_reduce");
             if (ig["keepdim_attr"]) g.keepdim_attr = yaml_string(path, ig["keepdim_attr"], field + ".index_gather.keepdim_attr");
+            g.distinct = yaml_bool(path, ig["distinct"], field + ".index_gather.distinct", false);
             def.index_gather = g;
         }
         proto.outputs.push_back(std::move(def));

@@ -27,13 +27,16 @@ struct InputDef {
 
 // Validation of index outputs whose order among ties is free: the values the indices
 // select from `input` along `dim_attr` must equal `value_output`, or the `value_reduce`
-// ("amax", "amin") of the input along that dim.
+// ("amax", "amin") of the input along that dim. `distinct`: the indices of one slice must
+// name distinct elements (a selection such as top_k takes each element once; cummin's
+// indices repeat legitimately).
 struct IndexGather {
     std::string input;
     std::string dim_attr;
     std::string value_output;
     std::string value_reduce;
     std::string keepdim_attr;
+    bool distinct = false;
 };
 
 struct OutputDef {

@@ -11,7 +11,8 @@
 namespace hb {
 
 std::vector<std::string> check_case_rules(const std::vector<CaseSpec>& cases, const Proto& proto, const Operator& op,
-                                          const Profile& profile) {
+                                          const Profile& suite_profile) {
+    const Profile profile = op.case_profile(suite_profile);
     std::vector<std::string> problems;
     const std::string who = proto.op + ": ";
     if (cases.empty()) return {who + "no cases"};

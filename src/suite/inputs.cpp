@@ -125,6 +125,7 @@ std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pag
         a.name = spec.name;
         a.is_list = spec.is_list;
         a.present = spec.present;
+        a.variable_length = spec.variable_length;
         for (const auto& t : spec.tensors) a.tensors.emplace_back(t, guard_pages);
         args.push_back(std::move(a));
     }

@@ -58,9 +58,10 @@ std::string identity_key(const CaseSpec& c) {
 
 }  // namespace
 
-std::vector<CaseSpec> generate_cases(const Operator& op, const Proto& proto, const Profile& profile,
+std::vector<CaseSpec> generate_cases(const Operator& op, const Proto& proto, const Profile& suite_profile,
                                      std::uint64_t seed, int count, std::int64_t first_case_id) {
     if (count <= 0) return {};
+    const Profile profile = op.case_profile(suite_profile);
     Rng rng(seed ^ 0x68617062656e6368ull);  // "hapbench"
     const auto& dtypes = proto.inputs.at(0).dtypes;
     if (dtypes.empty()) throw Error(proto.file + ": the first input lists no dtypes");

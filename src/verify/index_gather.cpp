@@ -1,6 +1,8 @@
 #include "verify/index_gather.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -186,6 +188,44 @@ IndexGatherVerdict check_index_gather(const IndexGatherOperands& ops, GatherRedu
     };
     const std::string name(gather_reduce_name(reduce));
     return gather_and_check(ops, g, name, "the " + name + " of its slice", matches, expected);
+}
+
+DistinctIndicesVerdict check_distinct_indices(std::span<const double> indices, const Shape& index_shape, std::int64_t dim) {
+    const Shape shape = index_shape.empty() ? Shape{1} : index_shape;
+    if (static_cast<std::int64_t>(indices.size()) != numel(shape))
+        throw Error(fmt::format("distinct indices: the index output has {} values but shape {}", indices.size(),
+                                shape_to_string(index_shape)),
+                    ExitCode::internal);
+    const int axis = normalize_dim(dim, shape.size(), "distinct indices");
+    std::int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= shape[static_cast<std::size_t>(d)];
+    for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    const std::int64_t extent = shape[static_cast<std::size_t>(axis)];
+    DistinctIndicesVerdict v;
+    std::vector<std::pair<double, std::int64_t>> slice(static_cast<std::size_t>(extent));  // (index, position)
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < inner; ++i) {
+            ++v.slices;
+            for (std::int64_t k = 0; k < extent; ++k) {
+                const std::int64_t position = (o * extent + k) * inner + i;
+                slice[static_cast<std::size_t>(k)] = {indices[static_cast<std::size_t>(position)], position};
+            }
+            std::sort(slice.begin(), slice.end());
+            for (std::size_t k = 1; k < slice.size(); ++k) {
+                if (slice[k].first != slice[k - 1].first) continue;  // NaN indices are out of range, judged by gathering
+                const std::int64_t position = std::max(slice[k].second, slice[k - 1].second);
+                if (v.repeats++ == 0 || position < v.first_repeat_position) {
+                    v.first_repeat_position = position;
+                    v.first_repeat_index = slice[k].first;
+                }
+            }
+        }
+    v.passed = v.repeats == 0;
+    if (!v.passed)
+        v.reason = fmt::format("{} indices repeat an index of their slice along dim {} (a selection takes each element once), "
+                               "first at position {} (index {:g})",
+                               v.repeats, axis, v.first_repeat_position, v.first_repeat_index);
+    return v;
 }
 
 }  // namespace hb

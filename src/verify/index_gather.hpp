@@ -55,4 +55,17 @@ IndexGatherVerdict check_index_gather(const IndexGatherOperands& operands,
 // Like torch's amax, a slice holding a NaN reduces to NaN, so its index must select a NaN.
 IndexGatherVerdict check_index_gather(const IndexGatherOperands& operands, GatherReduce reduce);
 
+// A selection (top_k; proto index_gather `distinct: true`) takes each element once: within
+// every slice along dim, no two indices may be equal. Gathering alone cannot see a repeated
+// index when the slice holds tied values (x = [5, 5, 3], k = 2: idx [0, 0] gathers [5, 5]).
+struct DistinctIndicesVerdict {
+    bool passed = true;
+    std::string reason;                           // one line, set on failure
+    std::int64_t slices = 0;                      // slices checked
+    std::int64_t repeats = 0;                     // indices equal to an earlier one of their slice
+    std::int64_t first_repeat_position = -1;      // flat position in the index output
+    double first_repeat_index = 0;
+};
+DistinctIndicesVerdict check_distinct_indices(std::span<const double> indices, const Shape& index_shape, std::int64_t dim);
+
 }  // namespace hb

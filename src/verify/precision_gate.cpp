@@ -1,5 +1,7 @@
 #include "verify/precision_gate.hpp"
 
+#include "verify/distinct_indices.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -481,6 +483,9 @@ GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& c
             }
         }
     }
+
+    // Selections take each element once (proto index_gather `distinct`, top_k).
+    apply_distinct_index_rule(problem, candidate_outputs, result);
 
     const auto failing = std::count_if(result.outputs.begin(), result.outputs.end(),
                                        [](const OutputVerdict& v) { return !v.passed; });

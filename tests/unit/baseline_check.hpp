@@ -148,7 +148,8 @@ inline PreparedCase prepare_case(const std::string& op_name, const std::vector<B
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         CaseInput case_input;
         case_input.is_list = proto.inputs[k].is_list;
-        case_input.present = inputs[k].present;
+        // An optional input given no shapes is absent too (moe_re_routing's per_token_scales).
+        case_input.present = inputs[k].present && !(proto.inputs[k].optional && inputs[k].shapes.empty());
         case_input.shapes = inputs[k].shapes;
         case_input.dtype = inputs[k].dtype;
         case_input.range = inputs[k].range;

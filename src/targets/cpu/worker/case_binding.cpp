@@ -127,7 +127,7 @@ bool CaseBinding::serve_calls(cpu::ControlPage& page) {
         // the harness's timed window.
         if (kind == cpu::CallKind::kernel) {
             bind_slot(page.slot);
-            for (auto& length : page.written_length) length = -1;
+            call_->reset_written_lengths();
         }
         page.armed.store(sequence, std::memory_order_release);
         // Spin until the harness has read its clock and released the call (microseconds);

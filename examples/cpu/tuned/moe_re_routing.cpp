@@ -1,0 +1,1 @@
+../reference/moe_re_routing.cpp

@@ -1,0 +1,1 @@
+../reference/strided_slice.cpp
