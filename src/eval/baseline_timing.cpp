@@ -17,7 +17,8 @@ namespace hb {
 namespace {
 
 nlohmann::json timing_to_json(const TimingResult& t) {
-    return {{"samples_us", t.samples_us}, {"overhead_us", t.overhead_us}, {"warmup_calls", t.warmup_calls},
+    return {{"samples_us", t.samples_us}, {"overhead_us", t.overhead_us}, {"overhead_high_us", t.overhead_high_us},
+            {"clamped_calls", t.clamped_calls}, {"warmup_calls", t.warmup_calls},
             {"stop_reason", t.stop_reason}, {"relative_error", t.relative_error}, {"unstable", t.unstable}};
 }
 
@@ -26,6 +27,8 @@ TimingResult timing_from_json(const nlohmann::json& j) {
     t.samples_us = j.at("samples_us").get<std::vector<double>>();
     t.stats = summarize(t.samples_us);
     t.overhead_us = j.at("overhead_us");
+    t.overhead_high_us = j.value("overhead_high_us", 0.0);
+    t.clamped_calls = j.value("clamped_calls", 0);
     t.warmup_calls = j.at("warmup_calls");
     t.stop_reason = j.at("stop_reason");
     t.relative_error = j.at("relative_error");
@@ -108,6 +111,8 @@ BaselineMeasurement BaselineTimings::measure(const PreparedCase& prepared, const
     for (double ns : cold.samples_ns) m.timing.samples_us.push_back(ns / 1e3);
     m.timing.stats = summarize(m.timing.samples_us);
     m.timing.overhead_us = cold.overhead_ns / 1e3;
+    m.timing.overhead_high_us = cold.overhead_high_ns / 1e3;
+    m.timing.clamped_calls = cold.clamped_calls;
     m.timing.warmup_calls = cold.warmup_calls;
     m.timing.stop_reason = cold.stop.reason;
     m.timing.relative_error = cold.stop.relative_error;

@@ -120,6 +120,8 @@ TimingResult timing_from(const ColdMeasurement& m) {
     for (double ns : m.samples_ns) t.samples_us.push_back(ns / 1e3);
     t.stats = summarize(t.samples_us);
     t.overhead_us = m.overhead_ns / 1e3;
+    t.overhead_high_us = m.overhead_high_ns / 1e3;
+    t.clamped_calls = m.clamped_calls;
     t.warmup_calls = m.warmup_calls;
     t.stop_reason = m.stop.reason;
     t.relative_error = m.stop.relative_error;

@@ -20,9 +20,11 @@
 namespace hb {
 
 struct TimingResult {
-    std::vector<double> samples_us;  // timed calls, doorbell overhead subtracted
+    std::vector<double> samples_us;  // timed calls (the worker's measure within the harness's bounds)
     SampleStats stats;
-    double overhead_us = 0;          // the doorbell's round trip (median null call), subtracted
+    double overhead_us = 0;          // the doorbell's round trip (median null call)
+    double overhead_high_us = 0;     // its 95th percentile: how far below the window a time may be
+    int clamped_calls = 0;           // calls whose worker measure fell outside the harness's bounds
     int warmup_calls = 0;
     std::string stop_reason;         // "precision", "max_calls", "max_time", "time_budget"
     double relative_error = 0;       // of the median, when timing stopped

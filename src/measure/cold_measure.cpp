@@ -11,13 +11,22 @@ namespace {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-double median(std::vector<double> v) {
+double quantile(std::vector<double> v, double q) {
     if (v.empty()) return 0;
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
+    const auto at = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(at), v.end());
+    return v[at];
 }
 
 }  // namespace
+
+CallTime call_time(double window_ns, double worker_ns, double overhead_high_ns) {
+    const double low = std::max(0.0, window_ns - overhead_high_ns);
+    CallTime t;
+    t.ns = std::clamp(worker_ns, low, window_ns);
+    t.clamped = !(worker_ns >= low && worker_ns <= window_ns);
+    return t;
+}
 
 void prepare_call_buffers(const CaseBuffers& buffers, int slot, unsigned char poison) {
     for (const auto& a : buffers.outputs)
@@ -45,7 +54,8 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
     };
 
     const std::vector<double> null_windows = session.null_calls(plan.null_calls, deadline);
-    m.overhead_ns = median(null_windows);
+    m.overhead_ns = quantile(null_windows, 0.5);
+    m.overhead_high_ns = quantile(null_windows, 0.95);
 
     for (int w = 0; w < plan.warmup; ++w) {
         const auto t = Clock::now();
@@ -76,7 +86,9 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
             return m;
         }
         m.windows_ns.push_back(r.window_ns);
-        m.samples_ns.push_back(std::max(0.0, r.window_ns - m.overhead_ns));
+        const CallTime timed = call_time(r.window_ns, r.worker_call_ns, m.overhead_high_ns);
+        m.samples_ns.push_back(timed.ns);
+        m.clamped_calls += timed.clamped ? 1 : 0;
 
         // Reservoir sampling: after k calls each has been kept with probability verified / k.
         int keep_at = -1;

@@ -27,12 +27,25 @@ struct KeptCall {
     std::vector<std::int64_t> written_lengths;
 };
 
+// One timed call's time from the two clocks (docs/security.md, "The clock"): the worker's
+// own measure of the call, which is precise but in the kernel's hands, is used only inside
+// the bounds the harness's window sets: at most the window, at least the window less the
+// doorbell's round trip at its 95th percentile. So an honest call is timed to the
+// nanosecond, and a forged worker clock moves a time by no more than the doorbell's jitter.
+struct CallTime {
+    double ns = 0;
+    bool clamped = false;  // the worker's measure fell outside the bounds
+};
+CallTime call_time(double window_ns, double worker_ns, double overhead_high_ns);
+
 struct ColdMeasurement {
     RunOutcome outcome = RunOutcome::ok;  // a call failed: which and why in message
     std::string message;
-    std::vector<double> samples_ns;  // timed windows minus the doorbell overhead, in call order
-    std::vector<double> windows_ns;  // the raw windows
+    std::vector<double> samples_ns;  // timed calls (call_time), in call order
+    std::vector<double> windows_ns;  // the harness's raw windows
     double overhead_ns = 0;          // median window of the null calls
+    double overhead_high_ns = 0;     // their 95th percentile
+    int clamped_calls = 0;           // calls whose worker measure fell outside the window's bounds
     std::vector<KeptCall> kept;
     StoppingState stop;
     int warmup_calls = 0;

@@ -16,7 +16,8 @@ nlohmann::json timing_json(const TimingResult& t) {
             {"samples_us", t.samples_us}, {"count", t.stats.count}, {"median_us", number(t.stats.median)},
             {"min_us", number(t.stats.min)}, {"max_us", number(t.stats.max)}, {"mean_us", number(t.stats.mean)},
             {"stddev_us", number(t.stats.stddev)}, {"relative_iqr", number(t.stats.relative_iqr)},
-            {"overhead_us", number(t.overhead_us)}, {"warmup_calls", t.warmup_calls},
+            {"overhead_us", number(t.overhead_us)}, {"overhead_high_us", number(t.overhead_high_us)},
+            {"clamped_calls", t.clamped_calls}, {"warmup_calls", t.warmup_calls},
             {"stop_reason", t.stop_reason}, {"median_relative_error", number(t.relative_error)},
             {"timing_unstable", t.unstable}};
 }
@@ -31,7 +32,8 @@ nlohmann::json plan_json(const TimingPlan& p) {
             {"null_calls", p.null_calls},
             {"cache_eviction", "clflushopt of the call's inputs, outputs and workspace before every call"},
             {"timed_inputs", "fresh values for every timed call, from a secret of the evaluation"},
-            {"clock", "the harness's steady clock around the call's release and completion, minus the median null call"},
+            {"clock", "the worker's measure of the call, bounded by the harness's own window around the call's release and "
+                      "completion: at most the window, at least the window less the 95th percentile of 32 null calls"},
             {"description", p.describe()}};
 }
 
