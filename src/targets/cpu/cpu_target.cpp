@@ -46,6 +46,14 @@ BuildResult CpuTarget::build(const std::string& op, const std::string& source_pa
                              double timeout_s) const {
     BuildResult b = compile_cpu_kernel(source_path, out_dir + "/" + op + ".so", timeout_s);
     if (!b.ok) return b;
+    if (!exports_kernel_entry(b.library_path)) {
+        // Found here, not when the worker loads it: the operator's state is compile_error.
+        b.ok = false;
+        // First in the log: the operator's message keeps only the log's beginning.
+        b.log = source_path + " compiles but defines no hapbench_kernel: declare it `extern \"C\" HB_EXPORT int "
+                "hapbench_kernel(const hb_call* call)` (include/hapbench/kernel.h)" + (b.log.empty() ? "" : "\n" + b.log);
+        return b;
+    }
     const auto check_start = Clock::now();
     ObjectCheck check = check_kernel_source(source_path);
     if (check.ok) {
