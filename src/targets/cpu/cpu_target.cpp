@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
@@ -18,7 +19,14 @@ namespace hb {
 namespace fs = std::filesystem;
 
 std::string worker_executable() {
-    if (const char* env = std::getenv("HAPBENCH_WORKER"); env && *env) return env;
+    if (const char* env = std::getenv("HAPBENCH_WORKER"); env && *env) {
+        // hapbench's own environment, not the kernel's fault: no case may be blamed for it.
+        if (access(env, X_OK) != 0)
+            throw Error("HAPBENCH_WORKER=" + std::string(env) + " is not an executable file: " + std::strerror(errno) +
+                            " (unset it to use the hapbench-worker next to the hapbench binary)",
+                        ExitCode::internal);
+        return env;
+    }
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
