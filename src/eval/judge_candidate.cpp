@@ -103,8 +103,11 @@ Judgement judge_candidate(KernelSession& session, const PreparedCase& prepared, 
         }
     }
     if (j.status != CaseStatus::pass) return j;
-    if (auto finding = nondeterminism_finding(prepared.problem(), comparisons); !finding.empty())
-        return failed(CaseStatus::nondeterministic, finding);
+    if (auto finding = nondeterminism_finding(prepared.problem(), comparisons); !finding.empty()) {
+        j.status = CaseStatus::nondeterministic;  // keeps the count of differing elements
+        j.message = std::move(finding);
+        return j;
+    }
 
     const OutputVerdictSummary verdict = prepared.judge(first);
     j.gate = verdict.gate;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,12 +24,16 @@ struct CommandResult {
     nlohmann::json json() const { return nlohmann::json::parse(out); }
 };
 
-inline CommandResult run_hapbench(const std::string& args) {
-    char err_template[] = "/tmp/hapbench-test-stderr-XXXXXX";
-    const int err_fd = mkstemp(err_template);
+// `environment`: assignments put before the command, e.g. "XDG_CACHE_HOME=/tmp/x".
+inline CommandResult run_hapbench(const std::string& args, const std::string& environment = "") {
+    const std::string err_path = (std::filesystem::temp_directory_path() / "hapbench-test-stderr-XXXXXX").string();
+    std::vector<char> err_template(err_path.begin(), err_path.end());
+    err_template.push_back('\0');
+    const int err_fd = mkstemp(err_template.data());
     if (err_fd >= 0) close(err_fd);
-    const std::string err_file = err_template;
-    const std::string cmd = std::string(HB_HAPBENCH_BIN) + " " + args + " 2>" + err_file;
+    const std::string err_file = err_template.data();
+    const std::string cmd = (environment.empty() ? "" : environment + " ") + std::string(HB_HAPBENCH_BIN) + " " + args +
+                            " 2>" + err_file;
     CommandResult r;
     FILE* pipe = popen(cmd.c_str(), "r");
     std::array<char, 65536> buffer{};

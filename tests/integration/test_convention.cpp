@@ -11,6 +11,7 @@
 #include <map>
 
 #include "run_hapbench.hpp"
+#include "shared_reference.hpp"
 
 namespace hb::test {
 namespace {
@@ -123,11 +124,11 @@ TEST(Convention, PublishedValuesAboveHapbenchsBoundAreFlagged) {
     fs::remove_all(dir);
 }
 
-// On the reference benchmark's own task data (when ../shared is there): the operators whose
+// On the reference benchmark's own task data (when ../shared is there; always in CI): the operators whose
 // published limit a kernel can beat, by hapbench's bound, are flagged (docs/hap.md).
 TEST(Convention, ReferenceValuesAboveTheBoundAreFlagged) {
-    const std::string reference = std::string(HB_SOURCE_DIR) + "/../shared/reference/cann-bench-tasks";
-    if (!fs::is_directory(reference)) GTEST_SKIP() << "no " << reference;
+    const std::string reference = shared_reference_tasks_dir();
+    HB_REQUIRE_SHARED_DIRECTORY(reference);
     const auto rows = run_hapbench("hap --hardware ascend910b2 --tasks " + reference + " --format json").json();
     std::map<std::string, int> flagged;
     for (const auto& row : rows)

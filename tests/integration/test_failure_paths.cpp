@@ -1,5 +1,7 @@
 // Real bad submissions (tests/data/bad_submission) earn their documented statuses, and the
 // other operators of the same submission are still evaluated and scored.
+// Runs alone: a 4 s budget per operator must run out for the endless loop and for no other.
+// ctest: RUN_SERIAL
 #include <gtest/gtest.h>
 
 #include "run_hapbench.hpp"

@@ -1,7 +1,8 @@
 // The reference kernels of the level-3 fused, routing and quantizing operators (group l3c:
 // add_rms_norm_dynamic_quant, dequant_swiglu_quant, engram_gate_fusion, mhc_sinkhorn,
-// moe_finalize_routing, moe_gating_top_k_softmax) pass every public case and a hidden split
-// drawn from another seed (correctness only: CI's time). None of these operators has an
+// moe_finalize_routing, moe_gating_top_k_softmax) pass a hidden split drawn from another seed
+// (correctness only: CI's time; their public cases are covered by
+// ReferenceSubmission.EveryPublicCasePassesCorrectness). None of these operators has an
 // output of data-dependent length; their int8 outputs are judged within the proto's 1 and
 // their index outputs (moe_gating_top_k_softmax's expert_idx, row_idx) exactly.
 #include <gtest/gtest.h>
@@ -30,8 +31,6 @@ void expect_every_case_passes(const std::string& extra, std::size_t expected_cas
     EXPECT_EQ(cases, expected_cases);
     EXPECT_EQ(run.at("operators").size(), 6u);
 }
-
-TEST(ReferenceLevel3L3c, EveryPublicCasePasses) { expect_every_case_passes("", 6 * 20); }
 
 TEST(ReferenceLevel3L3c, AHiddenSplitPasses) {
     expect_every_case_passes(" --split hidden --hidden-seed 4242 --hidden-count 5", 6 * 5);

@@ -13,6 +13,7 @@
 #include "hap/solver.hpp"
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
+#include "shared_reference.hpp"
 #include "suite/task_dir.hpp"
 
 namespace hb {
@@ -54,8 +55,8 @@ TEST(HapSuite, EveryShippedModelSolvesEveryShippedCase) {
 }
 
 TEST(HapSuite, EveryShippedModelSolvesTheReferenceCases) {
-    const std::string reference = std::string(HB_SOURCE_DIR) + "/../shared/reference/cann-bench-tasks";
-    if (!std::filesystem::is_directory(reference)) GTEST_SKIP() << "no " << reference;
+    const std::string reference = test::shared_reference_tasks_dir();
+    HB_REQUIRE_SHARED_DIRECTORY(reference);
     const TaskDir dir = load_task_dir(reference, "cpu");
     for (const auto& name : known_hardware_models()) {
         SCOPED_TRACE(name);

@@ -1,20 +1,22 @@
 // hapbench reads the reference benchmark's task layout (for Ascend users, who have it).
-// The data stays in ../shared/reference beside the repo; the test skips where it is absent.
+// The data stays in ../shared/reference beside the repo; the tests skip where it is absent,
+// except in CI (shared_reference.hpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "ops/registry.hpp"
+#include "shared_reference.hpp"
 #include "ops/resolve.hpp"
 #include "suite/task_dir.hpp"
 
 namespace hb {
 namespace {
 
-const std::string reference_dir = std::string(HB_SOURCE_DIR) + "/../shared/reference/cann-bench-tasks";
+const std::string reference_dir = test::shared_reference_tasks_dir();
 
 TEST(ReferenceLayout, EveryOperatorAndCaseReads) {
-    if (!std::filesystem::exists(reference_dir)) GTEST_SKIP() << reference_dir << " is not here";
+    HB_REQUIRE_SHARED_DIRECTORY(reference_dir);
     const TaskDir dir = load_task_dir(reference_dir, "cpu");
     EXPECT_EQ(dir.tasks.size(), 53u);
     std::size_t cases = 0;
@@ -27,7 +29,7 @@ TEST(ReferenceLayout, EveryOperatorAndCaseReads) {
 }
 
 TEST(ReferenceLayout, ImplementedOperatorsResolveEveryReferenceCase) {
-    if (!std::filesystem::exists(reference_dir)) GTEST_SKIP() << reference_dir << " is not here";
+    HB_REQUIRE_SHARED_DIRECTORY(reference_dir);
     const TaskDir dir = load_task_dir(reference_dir, "cpu");
     for (const auto& t : dir.tasks) {
         const Operator* op = find_operator(t.op);

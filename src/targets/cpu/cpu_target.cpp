@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
@@ -18,7 +19,14 @@ namespace hb {
 namespace fs = std::filesystem;
 
 std::string worker_executable() {
-    if (const char* env = std::getenv("HAPBENCH_WORKER"); env && *env) return env;
+    if (const char* env = std::getenv("HAPBENCH_WORKER"); env && *env) {
+        // hapbench's own environment, not the kernel's fault: no case may be blamed for it.
+        if (access(env, X_OK) != 0)
+            throw Error("HAPBENCH_WORKER=" + std::string(env) + " is not an executable file: " + std::strerror(errno) +
+                            " (unset it to use the hapbench-worker next to the hapbench binary)",
+                        ExitCode::internal);
+        return env;
+    }
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
@@ -46,6 +54,14 @@ BuildResult CpuTarget::build(const std::string& op, const std::string& source_pa
                              double timeout_s) const {
     BuildResult b = compile_cpu_kernel(source_path, out_dir + "/" + op + ".so", timeout_s);
     if (!b.ok) return b;
+    if (!exports_kernel_entry(b.library_path)) {
+        // Found here, not when the worker loads it: the operator's state is compile_error.
+        b.ok = false;
+        // First in the log: the operator's message keeps only the log's beginning.
+        b.log = source_path + " compiles but defines no hapbench_kernel: declare it `extern \"C\" HB_EXPORT int "
+                "hapbench_kernel(const hb_call* call)` (include/hapbench/kernel.h)" + (b.log.empty() ? "" : "\n" + b.log);
+        return b;
+    }
     const auto check_start = Clock::now();
     ObjectCheck check = check_kernel_source(source_path);
     if (check.ok) {

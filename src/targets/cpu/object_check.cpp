@@ -112,6 +112,12 @@ ObjectCheck check_kernel_source(const std::string& source_path) {
     return {};
 }
 
+bool exports_kernel_entry(const std::string& object_path) {
+    for (const auto& s : read_elf_dynamic_info(object_path).symbols)
+        if (s.defined && s.function && s.name == "hapbench_kernel") return true;
+    return false;
+}
+
 ObjectCheck check_kernel_object(const std::string& object_path) {
     const ElfDynamicInfo info = read_elf_dynamic_info(object_path);
     const Runtime& rt = runtime();

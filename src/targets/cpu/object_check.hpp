@@ -18,4 +18,8 @@ struct ObjectCheck {
 ObjectCheck check_kernel_source(const std::string& source_path);
 ObjectCheck check_kernel_object(const std::string& object_path);
 
+// Whether the object exports hapbench_kernel. One that does not is a compile error of the
+// operator (docs/results.md), found before any case runs.
+bool exports_kernel_entry(const std::string& object_path);
+
 }  // namespace hb
