@@ -106,7 +106,8 @@ class GroupedMatmulOp final : public OperatorWithCompute<GroupedMatmulOp> {
         return "oneDNN matmul per non-empty group, as a framework's grouped GEMM loops over experts (one primitive per "
                "row count, created once and cached; B read transposed through its strides when transpose_weight; "
                "bias as the matmul's bias): float32 and bfloat16 in their own type (brgemm, AMX or AVX512-BF16 where "
-               "present), float16 through fp32 copies of x and the weight, since oneDNN 2.6 has no f16 matmul";
+               "present; bf16 into an fp32 destination, since a bf16 one keeps partial sums in bf16), float16 (no "
+               "oneDNN 2.6 f16 matmul) and bfloat16 below AVX-512 through fp32 copies of x and the weight";
     }
 
     std::vector<ArgSpec> infer_outputs(const Problem& p) const override {
@@ -212,8 +213,8 @@ class GroupedMatmulOp final : public OperatorWithCompute<GroupedMatmulOp> {
         const std::int64_t n = matmul_extent(sampler, n_target, 16, 16384, d.aligned, d.dtype);
         // Rounding K and N to the alignment unit can inflate the product: the cap holds anyway.
         const auto m = std::max<std::int64_t>(
-            1, std::llround(std::min(rows_per_group * static_cast<double>(experts),
-                                     cpu_case_mac_cap / static_cast<double>(k * n))));
+            1, std::min<std::int64_t>(std::llround(rows_per_group * static_cast<double>(experts)),
+                                      static_cast<std::int64_t>(cpu_case_mac_cap / static_cast<double>(k * n))));
 
         // Group sizes: random shares of M; two of them empty in every sixth case.
         std::vector<double> share(static_cast<std::size_t>(experts));

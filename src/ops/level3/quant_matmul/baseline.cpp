@@ -8,6 +8,10 @@
 // binary post-op move it off brgemm to the gemm:jit or ref_int8 kernels (measured), so
 // scales, offset, per-token scale and biases are applied afterwards in fp32, in the
 // operator's order, and rounded to the output dtype there.
+// On CPUs without VNNI (oneDNN's effective ISA below avx2_vnni / avx512_core_vnni) its s8 x s8
+// kernels sum u8 x s8 pairs in saturating 16-bit lanes (vpmaddubsw), which is wrong for
+// full-range int8 (measured: 600 of 630 outputs off); there x1 and x2 are widened to fp32
+// and multiplied by the f32 matmul, exact while |acc| < 2^24 and within 2^-24 beyond.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -93,19 +97,28 @@ std::string geometry(const hb_call* call, Geometry& g) {
     return {};
 }
 
-using PlanKey = std::tuple<memory::dims, memory::dims>;
+// Whether oneDNN's int8 kernels use VNNI here (exact s8 x s8 products).
+bool int8_exact() {
+    const auto isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+    auto has = [isa](dnnl_cpu_isa_t level) { return (isa & static_cast<unsigned>(level)) == static_cast<unsigned>(level); };
+    return has(dnnl_cpu_isa_avx512_core_vnni) || has(dnnl_cpu_isa_avx2_vnni);
+}
 
-const dnnl::matmul& product_plan(const Geometry& g, memory::desc& src, memory::desc& weights, memory::desc& dst) {
+using PlanKey = std::tuple<memory::dims, memory::dims, bool>;
+
+// s8 x s8 -> s32, or f32 x f32 -> f32 where int8 is not exact.
+const dnnl::matmul& product_plan(const Geometry& g, bool exact, memory::desc& src, memory::desc& weights, memory::desc& dst) {
     auto tag = [](std::size_t rank) {
         static const memory::format_tag tags[] = {memory::format_tag::ab, memory::format_tag::abc, memory::format_tag::abcd,
                                                    memory::format_tag::abcde, memory::format_tag::abcdef};
         return tags[rank - 2];
     };
-    src = memory::desc(g.x1_dims, memory::data_type::s8, tag(g.x1_dims.size()));
-    weights = memory::desc(g.x2_dims, memory::data_type::s8, tag(g.x2_dims.size()));
-    dst = memory::desc(g.out_dims, memory::data_type::s32, tag(g.out_dims.size()));
+    const auto operand = exact ? memory::data_type::s8 : memory::data_type::f32;
+    src = memory::desc(g.x1_dims, operand, tag(g.x1_dims.size()));
+    weights = memory::desc(g.x2_dims, operand, tag(g.x2_dims.size()));
+    dst = memory::desc(g.out_dims, exact ? memory::data_type::s32 : memory::data_type::f32, tag(g.out_dims.size()));
     static PlanCache<PlanKey, dnnl::matmul> cache;
-    return cache.get(PlanKey{g.x1_dims, g.x2_dims}, [&] {
+    return cache.get(PlanKey{g.x1_dims, g.x2_dims, exact}, [&] {
         return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), cpu_engine()));
     });
 }
@@ -143,8 +156,8 @@ void narrow_row(const float* v, Out* y, std::int64_t n) {
     }
 }
 
-template <typename Out>
-void run_epilogue(const Geometry& g, const std::int32_t* acc) {
+template <typename Out, typename Acc>
+void run_epilogue(const Geometry& g, const Acc* acc) {
     const std::vector<float> scale = widened(g.scale), offset = widened(g.offset), pertoken = widened(g.pertoken);
     const bool int_bias = g.bias && g.bias->dtype == HB_INT32;
     const std::vector<float> float_bias = g.bias && !int_bias ? widened(g.bias) : std::vector<float>();
@@ -164,10 +177,10 @@ void run_epilogue(const Geometry& g, const std::int32_t* acc) {
 #pragma omp for schedule(static)
         for (std::int64_t r = 0; r < rows; ++r) {
             const std::int64_t b = r / g.m, i = r % g.m;
-            const std::int32_t* a = acc + r * g.n;
+            const Acc* a = acc + r * g.n;
             const std::int64_t bias_row = batched_bias ? b * g.n : 0;
             for (std::int64_t j = 0; j < g.n; ++j) {
-                const std::int32_t integer = ibias ? a[j] + ibias[bias_row + j] : a[j];
+                const Acc integer = ibias ? a[j] + static_cast<Acc>(ibias[bias_row + j]) : a[j];
                 v[static_cast<std::size_t>(j)] = static_cast<float>(integer) * scale_row[static_cast<std::size_t>(j)];
             }
             if (!offset.empty())
@@ -183,8 +196,11 @@ void run_epilogue(const Geometry& g, const std::int32_t* acc) {
     }
 }
 
-std::uint64_t workspace_bytes(const Geometry& g) {
-    return static_cast<std::uint64_t>(g.batch * g.m * g.n) * sizeof(std::int32_t);
+// The product (s32 or f32), and where int8 is not exact x1 and x2 widened to f32.
+std::uint64_t workspace_bytes(const Geometry& g, bool exact) {
+    const std::uint64_t product = static_cast<std::uint64_t>(g.batch * g.m * g.n) * 4;
+    if (exact) return product;
+    return product + static_cast<std::uint64_t>(hb_numel(g.x1) + hb_numel(g.x2)) * sizeof(float);
 }
 
 }  // namespace
@@ -192,25 +208,45 @@ std::uint64_t workspace_bytes(const Geometry& g) {
 extern "C" HB_EXPORT std::uint64_t hapbench_workspace_bytes(const hb_call* call) {
     Geometry g;
     if (!geometry(call, g).empty()) return 0;  // the kernel reports the error
-    return workspace_bytes(g);
+    return workspace_bytes(g, int8_exact());
 }
 
 extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     Geometry g;
     if (const std::string error = geometry(call, g); !error.empty()) return hb_fail(call, 2, error.c_str());
-    if (call->workspace_bytes < workspace_bytes(g))
+    const bool exact = int8_exact();
+    if (call->workspace_bytes < workspace_bytes(g, exact))
         return hb_fail(call, 2, "quant_matmul: the workspace is smaller than hapbench_workspace_bytes asked for");
     return guarded(call, [&] {
         memory::desc src, weights, dst;
-        const dnnl::matmul& product = product_plan(g, src, weights, dst);
-        auto* acc = static_cast<std::int32_t*>(call->workspace);
+        const dnnl::matmul& product = product_plan(g, exact, src, weights, dst);
+        void* acc = call->workspace;
+        void* x1 = g.x1->data;
+        void* x2 = g.x2->data;
+        if (!exact) {
+            auto* x1_f32 = reinterpret_cast<float*>(static_cast<char*>(call->workspace) + static_cast<std::size_t>(g.batch * g.m * g.n) * 4);
+            auto* x2_f32 = x1_f32 + hb_numel(g.x1);
+            FlatTensor t1, t2;
+            (void)flat_view(hb_input(call, "x1"), "x1", t1);
+            (void)flat_view(hb_input(call, "x2"), "x2", t2);
+            widen_to_f32(t1, x1_f32);
+            widen_to_f32(t2, x2_f32);
+            x1 = x1_f32;
+            x2 = x2_f32;
+        }
         dnnl::stream& stream = cpu_stream();
-        product.execute(stream, {{DNNL_ARG_SRC, memory(src, cpu_engine(), g.x1->data)},
-                                 {DNNL_ARG_WEIGHTS, memory(weights, cpu_engine(), g.x2->data)},
+        product.execute(stream, {{DNNL_ARG_SRC, memory(src, cpu_engine(), x1)},
+                                 {DNNL_ARG_WEIGHTS, memory(weights, cpu_engine(), x2)},
                                  {DNNL_ARG_DST, memory(dst, cpu_engine(), acc)}});
         stream.wait();
-        if (g.out->dtype == HB_FLOAT16) run_epilogue<Half>(g, acc);
-        else run_epilogue<BFloat16>(g, acc);
+        const bool half = g.out->dtype == HB_FLOAT16;
+        if (exact) {
+            if (half) run_epilogue<Half>(g, static_cast<const std::int32_t*>(acc));
+            else run_epilogue<BFloat16>(g, static_cast<const std::int32_t*>(acc));
+        } else {
+            if (half) run_epilogue<Half>(g, static_cast<const float*>(acc));
+            else run_epilogue<BFloat16>(g, static_cast<const float*>(acc));
+        }
         return 0;
     });
 }

@@ -171,7 +171,8 @@ class QuantMatmulOp final : public Operator {
                "linear calls it, with an int32 bias folded in as the s32 product's bias) and one threaded C++ "
                "pass for the epilogue (scale, offset, per-token scale, floating bias, rounding to fp16/bf16): "
                "oneDNN 2.6's int8 matmul has no f16 destination, and its per-channel output scales or per-token "
-               "binary post-op drop it to the gemm:jit or ref_int8 kernels";
+               "binary post-op drop it to the gemm:jit or ref_int8 kernels. Without VNNI, oneDNN's s8 x s8 kernels "
+               "saturate 16-bit pair sums, so there x1 and x2 are widened to fp32 for its f32 matmul";
     }
 
     std::vector<ArgSpec> infer_outputs(const Problem& p) const override {

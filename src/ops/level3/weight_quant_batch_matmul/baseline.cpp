@@ -2,7 +2,9 @@
 // pass, then one oneDNN matmul, what a framework without a fused weight-only-quantized
 // kernel runs (oneDNN 2.6 cannot dequantize an int8 weight against float activations).
 // bfloat16: W' = (weight + offset) * scale computed in fp32 and rounded once to bf16, then
-// a bf16 matmul with the fp32 bias (brgemm: AMX or AVX512-BF16 where present). float16, and
+// a bf16 matmul with the fp32 bias (brgemm: AMX or AVX512-BF16 where present) into an f32
+// destination narrowed into y (with a bf16 destination oneDNN 2.6 keeps the partial sums of
+// a blocked k in bf16, measured to fail the gate where they cancel). float16, and
 // bfloat16 below AVX-512 (no oneDNN 2.6 kernel for either): x widened to fp32, W' in fp32,
 // an f32 matmul with the bias widened, the product rounded into y.
 #include <optional>
@@ -71,7 +73,7 @@ const std::optional<MatmulPlan>& matmul_plan(const Geometry& g, memory::data_typ
     return cache.get(PlanKey{g.m, g.k, g.n, static_cast<int>(type), bias}, [&]() -> std::optional<MatmulPlan> {
         const memory::desc src({g.m, g.k}, type, memory::format_tag::ab);
         const memory::desc weights({g.k, g.n}, type, memory::format_tag::ab);
-        const memory::desc dst({g.m, g.n}, type, memory::format_tag::ab);
+        const memory::desc dst({g.m, g.n}, memory::data_type::f32, memory::format_tag::ab);
         const memory::desc bias_desc = bias ? memory::desc({1, g.n}, memory::data_type::f32, memory::format_tag::ab) : memory::desc();
         auto make = [&] {
             return bias ? dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, bias_desc, dst), cpu_engine())
@@ -112,11 +114,11 @@ void dequantize(const Geometry& g, Element* out, float* scale, float* offset) {
         }
 }
 
-// Workspace: W' (bf16 or f32), per-column scale, offset and bias in f32; on the f32 path
-// also x widened and the product before rounding.
+// Workspace: W' (bf16 or f32), per-column scale, offset and bias in f32, the product in f32
+// before rounding; on the f32 path also x widened.
 std::uint64_t workspace_bytes(const Geometry& g, bool native) {
     const std::uint64_t columns = static_cast<std::uint64_t>(3 * g.n) * sizeof(float);
-    if (native) return static_cast<std::uint64_t>(g.k * g.n) * 2 + columns;
+    if (native) return static_cast<std::uint64_t>(g.k * g.n) * 2 + static_cast<std::uint64_t>(g.m * g.n) * 4 + columns;
     return static_cast<std::uint64_t>(g.k * g.n + g.m * g.k + g.m * g.n) * sizeof(float) + columns;
 }
 
@@ -168,10 +170,11 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
         auto* bias = reinterpret_cast<float*>(take(static_cast<std::uint64_t>(g.n) * 4));
         if (g.bias) widen_to_f32(flat(g.bias->data, g.bias->dtype, g.n), bias);
         if (native) {
+            auto* y32 = reinterpret_cast<float*>(take(static_cast<std::uint64_t>(g.m * g.n) * 4));
             auto* weights = reinterpret_cast<BFloat16*>(take(static_cast<std::uint64_t>(g.k * g.n) * 2));
             dequantize(g, weights, scale, offset);
-            execute(*matmul_plan(g, memory::data_type::bf16, g.bias != nullptr), g.x->data, weights, g.bias ? bias : nullptr,
-                    g.y->data);
+            execute(*matmul_plan(g, memory::data_type::bf16, g.bias != nullptr), g.x->data, weights, g.bias ? bias : nullptr, y32);
+            narrow_from_f32(y32, flat(g.y->data, g.dtype, g.m * g.n));
             return 0;
         }
         auto* weights = reinterpret_cast<float*>(take(static_cast<std::uint64_t>(g.k * g.n) * 4));

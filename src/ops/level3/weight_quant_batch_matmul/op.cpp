@@ -125,9 +125,9 @@ class WeightQuantBatchMatmulOp final : public Operator {
     int level() const override { return 3; }
     std::string baseline_description() const override {
         return "threaded C++ dequantization of the int8 weight into x's compute type, then one oneDNN matmul with the "
-               "bias: bfloat16 in bf16 (brgemm, AMX or AVX512-BF16 where present), float16 in fp32 (x widened, the "
-               "weight dequantized to fp32, the result rounded), since oneDNN 2.6 has no f16 matmul and no "
-               "int8-weight dequantization of its own";
+               "bias: bfloat16 in bf16 (brgemm, AMX or AVX512-BF16 where present, into an fp32 destination), float16 "
+               "(and bfloat16 below AVX-512) in fp32 (x widened, the weight dequantized to fp32, the result rounded), "
+               "since oneDNN 2.6 has no f16 matmul and no int8-weight dequantization of its own";
     }
 
     std::vector<ArgSpec> infer_outputs(const Problem& p) const override {
