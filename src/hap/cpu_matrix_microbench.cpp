@@ -33,27 +33,6 @@ constexpr int amx_accumulators = 6;
 // Vectors come from memory and go back to it, not through set1/reduce intrinsics: those
 // trip GCC 12's -Wuninitialized on AVX-512 types.
 
-// a <- a * m + c converges to c / (1 - m) = 0.1: stays normal in fp16.
-__attribute__((target("avx512f,avx512fp16"))) double fp16_fma_loop(std::int64_t iterations) {
-    alignas(64) _Float16 mv[32], cv[32], av[32];
-    std::fill(mv, mv + 32, static_cast<_Float16>(0.999f));
-    std::fill(cv, cv + 32, static_cast<_Float16>(0.0001f));
-    std::fill(av, av + 32, static_cast<_Float16>(1.0f));
-    const __m512h m = _mm512_load_ph(mv), c = _mm512_load_ph(cv), start = _mm512_load_ph(av);
-#define HB_INIT(k) __m512h a##k = start;
-#define HB_STEP(k) a##k = _mm512_fmadd_ph(a##k, m, c);
-#define HB_SUM(k) s = _mm512_add_ph(s, a##k);
-    HB_CHAINS_16(HB_INIT)
-    for (std::int64_t i = 0; i < iterations; ++i) { HB_CHAINS_16(HB_STEP) }
-    __m512h s = _mm512_load_ph(cv);
-    HB_CHAINS_16(HB_SUM)
-#undef HB_INIT
-#undef HB_STEP
-#undef HB_SUM
-    _mm512_store_ph(av, s);
-    return static_cast<double>(av[0]);
-}
-
 // Each instruction adds 2 x 2^-20 per lane: no overflow, no denormals over any run.
 __attribute__((target("avx512f,avx512bf16"))) double bf16_dot_loop(std::int64_t iterations) {
     alignas(64) std::uint16_t av[32], bv[32];
@@ -199,7 +178,6 @@ struct Kernel {
 Kernel kernel_for(MatrixInstruction instruction) {
 #if defined(__x86_64__)
     switch (instruction) {
-        case MatrixInstruction::avx512_fp16_fma: return {fp16_fma_loop, chains};
         case MatrixInstruction::avx512_bf16_dot: return {bf16_dot_loop, chains};
         case MatrixInstruction::avx512_vnni_dot: return {vnni512_loop, chains};
         case MatrixInstruction::avx_vnni_dot: return {vnni256_loop, chains};
@@ -215,7 +193,7 @@ Kernel kernel_for(MatrixInstruction instruction) {
 
 const MatrixInstructionInfo& matrix_instruction_info(MatrixInstruction instruction) {
     static const MatrixInstructionInfo infos[] = {
-        {"AVX512-FP16 vfmadd231ph (zmm)", 32},   {"AVX512-BF16 vdpbf16ps (zmm)", 32},
+        {"AVX512-BF16 vdpbf16ps (zmm)", 32},
         {"AVX512-VNNI vpdpbusd (zmm)", 64},      {"AVX-VNNI vpdpbusd (ymm)", 32},
         {"AMX-INT8 tdpbssd (16x64 by 64x16)", 16 * 16 * 64}, {"AMX-BF16 tdpbf16ps (16x32 by 32x16)", 16 * 16 * 32},
         {"AMX-FP16 tdpfp16ps (16x32 by 32x16)", 16 * 16 * 32},
@@ -225,7 +203,7 @@ const MatrixInstructionInfo& matrix_instruction_info(MatrixInstruction instructi
 
 const std::vector<MatrixInstruction>& all_matrix_instructions() {
     static const std::vector<MatrixInstruction> all = {
-        MatrixInstruction::avx512_fp16_fma, MatrixInstruction::avx512_bf16_dot, MatrixInstruction::avx512_vnni_dot,
+        MatrixInstruction::avx512_bf16_dot, MatrixInstruction::avx512_vnni_dot,
         MatrixInstruction::avx_vnni_dot,    MatrixInstruction::amx_int8,        MatrixInstruction::amx_bf16,
         MatrixInstruction::amx_fp16};
     return all;
@@ -233,7 +211,6 @@ const std::vector<MatrixInstruction>& all_matrix_instructions() {
 
 bool matrix_instruction_present(MatrixInstruction instruction, const CpuInfo& cpu) {
     switch (instruction) {
-        case MatrixInstruction::avx512_fp16_fma: return cpu.avx512_fp16;
         case MatrixInstruction::avx512_bf16_dot: return cpu.avx512_bf16;
         case MatrixInstruction::avx512_vnni_dot: return cpu.avx512_vnni;
         case MatrixInstruction::avx_vnni_dot: return cpu.avx_vnni;

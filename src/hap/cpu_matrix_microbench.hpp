@@ -1,7 +1,8 @@
 // Microbenchmarks for the matrix peaks of a CPU: the throughput of each instruction a
-// contraction kernel can issue besides plain FMAs (AVX512-FP16 FMA, AVX512-BF16 dot
-// products, VNNI int8 dot products, AMX tile multiplies), in multiply-accumulates per second
-// of a set of CPUs together. cpu_matrix_peaks turns them into the model's per-dtype rates.
+// contraction kernel can issue besides plain FMAs with results that meet the precision gate
+// (AVX512-BF16 dot products, VNNI int8 dot products, AMX tile multiplies), in
+// multiply-accumulates per second of a set of CPUs together. cpu_matrix_peaks turns them into
+// the model's per-dtype rates.
 #pragma once
 
 #include <string>
@@ -14,7 +15,6 @@
 namespace hb {
 
 enum class MatrixInstruction {
-    avx512_fp16_fma,  // vfmadd231ph zmm: 32 fp16 MACs
     avx512_bf16_dot,  // vdpbf16ps zmm: 32 bf16 pairs into 16 fp32 lanes
     avx512_vnni_dot,  // vpdpbusd zmm: 64 u8 x s8 products into 16 int32 lanes
     avx_vnni_dot,     // vpdpbusd ymm (AVX-VNNI): 32 products

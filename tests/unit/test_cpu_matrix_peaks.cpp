@@ -64,9 +64,8 @@ TEST(CpuMatrixPeaks, DotProductInstructionsRaiseTheirDtypesOnly) {
     EXPECT_EQ(cpu_matrix_unit(in, costs()).unit.flops_per_s.at(DType::bf16).value, 100e9);
 }
 
-TEST(CpuMatrixPeaks, AmxSetsTheHalfAndIntRatesAndBoundsFp32ThroughTheBf16x3Split) {
+TEST(CpuMatrixPeaks, AmxSetsTheHalfAndIntRatesAndBoundsFp32ThroughTheBf16Splits) {
     MatrixPeakInputs in = fma_only();
-    in.instructions[MatrixInstruction::avx512_fp16_fma] = {100e9, "fp16 fma"};
     in.instructions[MatrixInstruction::amx_bf16] = {900e9, "amx bf16"};
     in.instructions[MatrixInstruction::amx_int8] = {1800e9, "amx int8"};
     const CalibratedMatrixUnit m = cpu_matrix_unit(in, costs());
@@ -75,9 +74,13 @@ TEST(CpuMatrixPeaks, AmxSetsTheHalfAndIntRatesAndBoundsFp32ThroughTheBf16x3Split
     EXPECT_EQ(m.unit.flops_per_s.at(DType::bf16).value, 1800e9);
     EXPECT_EQ(m.unit.flops_per_s.at(DType::i8).value, 3600e9);
     EXPECT_EQ(m.unit.flops_per_s.at(DType::u8).value, 3600e9);
-    EXPECT_DOUBLE_EQ(m.unit.flops_per_s.at(DType::f32).value, 600e9);  // 1800 / 3 beats the 100 GFLOP/s FMA
-    EXPECT_DOUBLE_EQ(m.unit.flops_per_s.at(DType::f16).value, 600e9);  // two-bf16 split, beats the fp16 FMA (200)
+    EXPECT_DOUBLE_EQ(m.unit.flops_per_s.at(DType::f32).value, 300e9);  // three bf16 terms, six products
+    EXPECT_DOUBLE_EQ(m.unit.flops_per_s.at(DType::f16).value, 450e9);  // two bf16 terms, four products
     EXPECT_EQ(m.unit.flops_per_s.at(DType::f64).value, 50e9);
+    // With a slower tile unit the FMA pipes stay the fp32 peak.
+    in.instructions[MatrixInstruction::amx_bf16] = {200e9, "slow amx bf16"};
+    EXPECT_EQ(cpu_matrix_unit(in, costs()).unit.flops_per_s.at(DType::f32).value, 100e9);
+    in.instructions[MatrixInstruction::amx_bf16] = {900e9, "amx bf16"};
     in.instructions[MatrixInstruction::amx_fp16] = {900e9, "amx fp16"};
     EXPECT_EQ(cpu_matrix_unit(in, costs()).unit.flops_per_s.at(DType::f16).value, 1800e9);
 }
@@ -85,7 +88,11 @@ TEST(CpuMatrixPeaks, AmxSetsTheHalfAndIntRatesAndBoundsFp32ThroughTheBf16x3Split
 TEST(CpuMatrixPeaks, TheSolverChargesContractionsAtTheirDtypesRate) {
     MatrixPeakInputs in = fma_only();
     in.instructions[MatrixInstruction::amx_int8] = {1000e9, "amx int8"};
-    HardwareModel model{"m", HardwareKind::cpu, "", {}, 0, 1, {cpu_matrix_unit(in, costs()).unit}};
+    HardwareModel model;
+    model.name = "m";
+    model.kind = HardwareKind::cpu;
+    model.cores = 1;
+    model.units = {cpu_matrix_unit(in, costs()).unit};
     WorkModel w;
     Contraction c;
     c.dtype = DType::i8;

@@ -167,9 +167,9 @@ class QuantMatmulOp final : public Operator {
     std::string name() const override { return "quant_matmul"; }
     int level() const override { return 3; }
     std::string baseline_description() const override {
-        return "oneDNN int8 matmul (s8 x s8 -> s32, brgemm: AMX or VNNI where present, as a framework's quantized "
-               "linear calls it, with an int32 bias folded in as the s32 product's bias) and one threaded C++ "
-               "pass for the epilogue (scale, offset, per-token scale, floating bias, rounding to fp16/bf16): "
+        return "oneDNN int8 matmul (s8 x s8 -> s32 over every batch entry, brgemm: AMX or VNNI where present) and "
+               "one threaded C++ pass for the epilogue (int32 bias, scale, offset, per-token scale, floating bias, "
+               "rounding to fp16/bf16), the split a framework's quantized linear makes: "
                "oneDNN 2.6's int8 matmul has no f16 destination, and its per-channel output scales or per-token "
                "binary post-op drop it to the gemm:jit or ref_int8 kernels. Without VNNI, oneDNN's s8 x s8 kernels "
                "saturate 16-bit pair sums, so there x1 and x2 are widened to fp32 for its f32 matmul";
