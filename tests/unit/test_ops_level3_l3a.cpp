@@ -196,7 +196,9 @@ TEST(OpsLevel3L3a, GroupedMatmulGoldenMatchesANaiveLoop) {
                 for (std::int64_t g = 0; g < e; ++g) {
                     const std::int64_t rows = ends[static_cast<std::size_t>(g)] - begin;
                     const auto& y = split >= 2 ? out[0] : out[static_cast<std::size_t>(g)];
-                    if (split < 2) EXPECT_EQ(y.size(), static_cast<std::size_t>(rows * n));
+                    if (split < 2) {
+                        EXPECT_EQ(y.size(), static_cast<std::size_t>(rows * n));
+                    }
                     for (std::int64_t r = 0; r < rows; ++r)
                         for (std::int64_t j = 0; j < n; ++j) {
                             long double want = with_bias ? bv[static_cast<std::size_t>(g * n + j)] : 0;
@@ -629,7 +631,9 @@ TEST(OpsLevel3L3a, QuantMatmulAlignedCasesLeaveTheSmallRegime) {
         for (const auto& in : c.inputs)
             if (in.present)
                 for (const auto& s : in.shapes) aligned = aligned && is_aligned(s, in.dtype);
-        if (aligned) EXPECT_GE(c.total_input_elements(), profile_by_name("cpu").small_below) << c.case_id;
+        if (aligned) {
+            EXPECT_GE(c.total_input_elements(), profile_by_name("cpu").small_below) << c.case_id;
+        }
     }
 }
 
