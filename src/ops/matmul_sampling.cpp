@@ -6,6 +6,35 @@
 
 namespace hb {
 
+ValueMoments uniform_moments(const ValueRange& range) {
+    const double mean = (range.lo + range.hi) / 2, spread = range.hi - range.lo;
+    return {mean, std::sqrt(mean * mean + spread * spread / 12)};
+}
+
+double typical_dot(const ValueMoments& a, const ValueMoments& b, std::int64_t k) {
+    const double kk = static_cast<double>(k);
+    const double product_spread = std::sqrt(std::max(0.0, a.rms * a.rms * b.rms * b.rms - a.mean * a.mean * b.mean * b.mean));
+    return kk * std::fabs(a.mean * b.mean) + std::sqrt(kk) * product_spread;
+}
+
+double typical_result_cap(DType output, std::int64_t k) {
+    const double root = std::sqrt(static_cast<double>(std::max<std::int64_t>(k, 1)));
+    if (output == DType::f16) return 66.7 / root;
+    if (output == DType::bf16) return 213 / root;
+    if (output == DType::f32) return 1.04 / root;
+    return INFINITY;
+}
+
+double range_shrink(double typical, double cap) { return typical > cap ? cap / typical : 1.0; }
+
+ValueRange scaled_range(const ValueRange& range, double factor) {
+    if (factor > 0 && std::isfinite(factor)) {
+        const double unit = std::pow(10.0, std::floor(std::log10(factor)) - 1);
+        factor = std::floor(factor / unit) * unit;
+    }
+    return {range.lo * factor, range.hi * factor};
+}
+
 double log_uniform(CaseSampler& sampler, double lo, double hi) {
     if (!(hi > lo)) return lo;
     return std::exp(sampler.rng().uniform(std::log(lo), std::log(hi)));

@@ -621,6 +621,27 @@ TEST(OpsLevel3L3a, WeightQuantBatchMatmulSamplerCoversOptionalInputsAndDtypes) {
     EXPECT_EQ(dtypes, (std::set<DType>{DType::f16, DType::bf16}));
 }
 
+// The generated ranges keep typical results within typical_result_cap, where the gate's
+// verdict does not depend on a kernel's accumulation order (special values aside: their
+// finite part is [-1, 1]).
+TEST(OpsLevel3L3a, TypicalResultsStayWithinTheCap) {
+    auto finite = [](const std::optional<ValueRange>& r) {
+        const ValueRange v = r.value_or(ValueRange{0, 1});
+        return std::isfinite(v.lo) && std::isfinite(v.hi) ? v : ValueRange{-1, 1};
+    };
+    for (const auto& c : generated_cases("grouped_matmul", 80, 5150)) {
+        const std::int64_t k = c.inputs[0].shapes[0][1];
+        const double typical = typical_dot(uniform_moments(finite(c.inputs[0].range)), uniform_moments(finite(c.inputs[1].range)), k);
+        EXPECT_LE(typical, 1.01 * typical_result_cap(c.inputs[0].dtype, k)) << "grouped_matmul case " << c.case_id;
+    }
+    for (const auto& c : generated_cases("weight_quant_batch_matmul", 80, 5150)) {
+        const std::int64_t k = c.inputs[0].shapes[0][1];
+        const ValueMoments scale = uniform_moments(*c.inputs[2].range);
+        const double typical = typical_dot(uniform_moments(finite(c.inputs[0].range)), {-0.5 * scale.mean, 74 * scale.rms}, k);
+        EXPECT_LE(typical, 1.01 * typical_result_cap(c.inputs[0].dtype, k)) << "weight_quant_batch_matmul case " << c.case_id;
+    }
+}
+
 // int8 matmuls cannot hold an aligned case in the small regime: the generator plans their
 // aligned cases elsewhere, and the 80-case hidden split still meets every rule.
 TEST(OpsLevel3L3a, QuantMatmulAlignedCasesLeaveTheSmallRegime) {

@@ -234,6 +234,17 @@ class GroupedMatmulOp final : public OperatorWithCompute<GroupedMatmulOp> {
 
         out.inputs.at(0).shapes = {Shape{m, k}};
         out.inputs.at(1).shapes = {transpose ? Shape{experts, n, k} : Shape{experts, k, n}};
+        // The weight's range shrinks until a typical result is small enough that the gate's
+        // verdict does not depend on the accumulation order (typical_result_cap). With special
+        // values in x the weight is finite: NaN and infinity reach y through x.
+        const auto& r = d.range;
+        const bool special = std::isnan(r.lo) || std::isinf(r.lo) || std::isinf(r.hi);
+        const ValueRange finite_part = special ? ValueRange{-1, 1} : r;
+        if (finite_part.lo != finite_part.hi) {
+            const ValueMoments moments = uniform_moments(finite_part);
+            const double shrink = range_shrink(typical_dot(moments, moments, k), typical_result_cap(d.dtype, k));
+            if (shrink < 1 || special) out.inputs.at(1).range = scaled_range(finite_part, shrink);
+        }
         CaseInput& bias = out.inputs.at(2);
         bias.present = bias_kind != 0;
         if (bias.present) {
@@ -248,10 +259,10 @@ class GroupedMatmulOp final : public OperatorWithCompute<GroupedMatmulOp> {
                      {"transpose_weight", AttrValue::of_bool(transpose)}};
     }
 
-    // fp16 keeps its own limit: products of +-65504 stay finite in fp32 (4.3e9) and sums
-    // overflow only in the fp16 output, where the golden overflows too. bfloat16 and
-    // float32 limits would square to infinity in every fp32 accumulator a kernel keeps (and
-    // make NaN from inf - inf where the fp64 golden is finite); +-1e16 keeps them finite.
+    // fp16 keeps its own limit on x (the weight's range shrinks, see above).
+    // bfloat16 and float32 limits would square to infinity in every fp32 accumulator a
+    // kernel keeps (and make NaN from inf - inf where the fp64 golden is finite); +-1e16
+    // keeps them finite.
     ValueRange boundary_range(DType dtype) const override {
         return dtype == DType::f16 ? ValueRange{-65504, 65504} : ValueRange{-1e16, 1e16};
     }

@@ -204,10 +204,19 @@ class WeightQuantBatchMatmulOp final : public Operator {
 
         // x takes the draw's range (special values included). The int8 weight covers its full
         // range except in the zero group, where it is 0 too; scales and offsets stay in the
-        // reference's ranges, the scale smaller for the type boundary so that x * W' sums
-        // stay finite in the fp32 accumulators of every kernel.
+        // reference's ranges, the scale smaller where typical results would exceed what the
+        // half-precision output resolves after fp32 accumulation (typical_result_cap).
         const auto& r = d.range;
-        const bool boundary = r == boundary_range(d.dtype);
+        const bool special = std::isnan(r.lo) || std::isinf(r.lo) || std::isinf(r.hi);
+        const ValueRange finite_part = special ? ValueRange{-1, 1} : r;
+        ValueRange scale{0.001, 0.1};
+        if (finite_part.lo != finite_part.hi) {
+            // W' = weight x scale: the int8 weight's mean -0.5 and rms 74 times the scale's.
+            const ValueMoments s = uniform_moments(scale);
+            const double typical = typical_dot(uniform_moments(finite_part), {-0.5 * s.mean, 74 * s.rms}, k);
+            if (const double shrink = range_shrink(typical, typical_result_cap(d.dtype, k)); shrink < 1)
+                scale = scaled_range(scale, shrink);
+        }
         auto set = [&](std::size_t index, DType dtype, Shape shape, ValueRange range) {
             CaseInput& in = out.inputs.at(index);
             in.present = true;
@@ -218,13 +227,13 @@ class WeightQuantBatchMatmulOp final : public Operator {
         const Shape column = row_vectors ? Shape{1, n} : Shape{n};
         set(0, d.dtype, Shape{m, k}, r);
         set(1, DType::i8, Shape{k, n}, r.lo == 0 && r.hi == 0 ? ValueRange{0, 0} : ValueRange{-128, 127});
-        set(2, d.dtype, column, boundary ? ValueRange{1e-6, 1e-5} : ValueRange{0.001, 0.1});
+        set(2, d.dtype, column, scale);
         out.inputs.at(3).present = out.inputs.at(4).present = false;
         if (offset) set(3, d.dtype, column, ValueRange{-0.1, 0.1});
         if (bias) set(4, d.dtype == DType::f16 ? DType::f16 : DType::f32, column, ValueRange{-0.1, 0.1});
     }
 
-    // fp16 keeps its limit (with the smaller scale above, x * W' stays in range); bf16's
+    // fp16 keeps its limit (with the smaller scale above, x . W' stays in range); bf16's
     // would overflow fp32 accumulators, so its boundary is +-1e16 (far outside fp16).
     ValueRange boundary_range(DType dtype) const override {
         return dtype == DType::f16 ? ValueRange{-65504, 65504} : ValueRange{-1e16, 1e16};
