@@ -10,9 +10,9 @@
 // dtype (weight + offset rounded to it, then times the scale rounded again), the product
 // accumulated in fp32 (OpenBLAS sgemm), the bias added in fp32, y rounded to x's dtype.
 // Special values follow IEEE arithmetic (0 * inf in the product is NaN).
-// No input hook: the generator draws scales in the reference's [0.001, 0.1] and offsets in
-// [-0.1, 0.1] unless a case tests special values or the type boundary; the operator is
-// defined for any value.
+// No input hook: the generator draws scales in the reference's [0.001, 0.1] (shrunk where
+// typical results would exceed typical_result_cap, src/ops/matmul_sampling.hpp) and offsets
+// in [-0.1, 0.1]; the operator is defined for any value.
 #include <algorithm>
 #include <cmath>
 
