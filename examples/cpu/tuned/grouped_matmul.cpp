@@ -1,7 +1,9 @@
 // Tuned grouped_matmul: for each group g, y[rows_g] = x[rows_g] . W_g (+ bias[g]), float32,
 // float16 and bfloat16 (bias in x's dtype, or float32 with bfloat16 x), y as E tensors or one.
 // Work is split into (group, 64-column panel, row chunk) tasks over the threads.
-// With AVX-512, two micro-kernels, chosen by the weight layout:
+// With AVX-512, three micro-kernels, chosen by the weight layout and the group's rows:
+//  - weight [E, K, N], up to 8 rows: each thread streams its contiguous columns of W_g in
+//    row order into fp32 accumulators kept in L2 (FMAs, or vdpbf16ps on pairs of k).
 //  - weight [E, K, N]: the task packs its 64 columns of W_g into a per-thread buffer (L2
 //    resident): fp32 (fp16 widened) for FMAs, or, for bfloat16 with AVX512-BF16, pairs of
 //    consecutive k interleaved per 32-bit lane for vdpbf16ps (built with word unpacks, which
@@ -34,6 +36,12 @@ namespace {
 
 constexpr int64_t kPanel = 64;
 constexpr int64_t kRows = 4;
+constexpr int64_t kStreamRows = 8;  // groups of at most this many rows stream their weight (AVX-512)
+#ifdef HB_TUNED_AVX512
+constexpr bool kStreams = true;
+#else
+constexpr bool kStreams = false;
+#endif
 
 float load(const void* data, hb_dtype dtype, int64_t i) {
     switch (dtype) {
@@ -61,6 +69,7 @@ struct Problem {
     bool bf16_dot = false;  // bfloat16 through vdpbf16ps; otherwise products in fp32 FMAs
     bool x_widened = false; // x read from an fp32 copy (fp16, and bf16 without the dot path)
     std::vector<Task> tasks;
+    std::vector<int64_t> streamed;  // groups whose [K, N] weight is streamed row by row (few rows)
 };
 
 const char* describe(const hb_call* call, Problem& p) {
@@ -108,18 +117,22 @@ const char* describe(const hb_call* call, Problem& p) {
     p.bf16_dot = p.dtype == HB_BFLOAT16;
 #endif
     p.x_widened = p.dtype != HB_FLOAT32 && !p.bf16_dot;
-    // Tasks: every (group, panel), split into row chunks until there are a few per thread.
+    // Groups of few rows with a [K, N] weight stream it (see stream_group); the others are
+    // tasks: every (group, panel), split into row chunks until there are a few per thread.
     const int64_t panels = (p.n + kPanel - 1) / kPanel;
+    auto streams = [&](int64_t e) { return kStreams && !p.transpose && p.rows[e] > 0 && p.rows[e] <= kStreamRows; };
     int64_t pairs = 0, blocks = 0;
-    for (int64_t e = 0; e < p.experts; ++e)
-        if (p.rows[e] > 0) {
+    for (int64_t e = 0; e < p.experts; ++e) {
+        if (streams(e)) p.streamed.push_back(e);
+        if (p.rows[e] > 0 && !streams(e)) {
             pairs += panels;
             blocks += panels * ((p.rows[e] + kRows - 1) / kRows);
         }
+    }
     const int64_t wanted = 4 * thread_count(call);
     const int64_t split = pairs == 0 ? 1 : std::clamp<int64_t>((wanted + pairs - 1) / pairs, 1, std::max<int64_t>(1, blocks / pairs));
     for (int64_t e = 0; e < p.experts; ++e) {
-        if (p.rows[e] == 0) continue;
+        if (p.rows[e] == 0 || streams(e)) continue;
         const int64_t row_blocks = (p.rows[e] + kRows - 1) / kRows;
         const int64_t chunk = (row_blocks + split - 1) / split * kRows;
         for (int64_t c = 0; c < panels; ++c)
@@ -134,6 +147,7 @@ struct Workspace {
     float* bias = nullptr;
     uint8_t* panels = nullptr;
     uint64_t panel_bytes = 0;
+    float* stream = nullptr;  // streamed groups: 8 rows x panels x 64 fp32 accumulators
 };
 
 uint64_t workspace_layout(const Problem& p, int threads, uint8_t* base, Workspace* w) {
@@ -149,6 +163,8 @@ uint64_t workspace_layout(const Problem& p, int threads, uint8_t* base, Workspac
     // fp32 columns: k x 64 x 4 bytes; bf16 pairs: ceil(k / 2) x 64 x 4 bytes.
     ws.panel_bytes = static_cast<uint64_t>(p.bf16_dot ? (p.k + 1) / 2 * 2 : p.k) * kPanel * 4;
     ws.panels = take(p.transpose ? 0 : static_cast<uint64_t>(threads) * ws.panel_bytes);
+    const int64_t panels = (p.n + kPanel - 1) / kPanel;
+    ws.stream = reinterpret_cast<float*>(take(p.streamed.empty() ? 0 : static_cast<uint64_t>(kStreamRows * panels * kPanel) * 4));
     if (w) *w = ws;
     return at;
 }
@@ -301,6 +317,101 @@ void block_bf16(const Problem& p, const Workspace& w, const uint16_t* panel, int
     }
 }
 #endif
+
+// --- few rows, weight [E, K, N]: streamed --------------------------------------------------
+
+// A group of R <= 8 rows (decode) would read a packed panel's 64 columns at a stride of N, a
+// page per k when N is large. Instead each thread streams its contiguous range of columns
+// of W_g in row order (k by k; bf16 pairs of k interleaved on the fly for vdpbf16ps), with
+// the R rows' fp32 accumulators in the workspace (L2 resident), and finishes them at the end.
+template <int R>
+void stream_group(const Problem& p, const Workspace& w, int64_t e, int64_t first_panel, int64_t end_panel) {
+    const int64_t row_floats = (p.n + kPanel - 1) / kPanel * kPanel;
+    float* acc = w.stream;
+    for (int r = 0; r < R; ++r)
+        std::memset(acc + r * row_floats + first_panel * kPanel, 0, static_cast<size_t>((end_panel - first_panel) * kPanel) * 4);
+    const size_t element = p.dtype == HB_FLOAT32 ? 4 : 2;
+    const char* wg = static_cast<const char*>(p.weight->data) + static_cast<size_t>(e * p.k * p.n) * element;
+    const int64_t x_row = p.begin[e];
+#ifdef HB_TUNED_BF16_DOT
+    if (p.bf16_dot) {
+        const uint16_t* x = static_cast<const uint16_t*>(p.x->data) + x_row * p.k;
+        const uint16_t* w16 = reinterpret_cast<const uint16_t*>(wg);
+        for (int64_t g = 0; g < (p.k + 1) / 2; ++g) {
+            const bool pair = 2 * g + 1 < p.k;
+            __m512bh a[R];
+            for (int r = 0; r < R; ++r) {
+                const uint32_t lo = x[r * p.k + 2 * g], hi = pair ? x[r * p.k + 2 * g + 1] : 0u;
+                a[r] = (__m512bh)_mm512_set1_epi32(static_cast<int>(lo | hi << 16));
+            }
+            for (int64_t pi = first_panel; pi < end_panel; ++pi) {
+                const int64_t col = pi * kPanel, width = std::min(kPanel, p.n - col);
+                const __mmask32 lo = width >= 32 ? ~__mmask32(0) : static_cast<__mmask32>((1ull << width) - 1);
+                const __mmask32 hi = width >= 64 ? ~__mmask32(0) : width <= 32 ? 0 : static_cast<__mmask32>((1ull << (width - 32)) - 1);
+                const uint16_t* r0 = w16 + 2 * g * p.n + col;
+                const __m512i a0 = _mm512_maskz_loadu_epi16(lo, r0), b0 = _mm512_maskz_loadu_epi16(hi, r0 + 32);
+                const __m512i a1 = pair ? _mm512_maskz_loadu_epi16(lo, r0 + p.n) : _mm512_setzero_si512();
+                const __m512i b1 = pair ? _mm512_maskz_loadu_epi16(hi, r0 + p.n + 32) : _mm512_setzero_si512();
+                const __m512bh q[4] = {(__m512bh)_mm512_unpacklo_epi16(a0, a1), (__m512bh)_mm512_unpackhi_epi16(a0, a1),
+                                       (__m512bh)_mm512_unpacklo_epi16(b0, b1), (__m512bh)_mm512_unpackhi_epi16(b0, b1)};
+                for (int r = 0; r < R; ++r)
+                    for (int t = 0; t < 4; ++t) {
+                        float* at = acc + r * row_floats + col + 16 * t;
+                        _mm512_storeu_ps(at, _mm512_dpbf16_ps(_mm512_loadu_ps(at), a[r], q[t]));
+                    }
+            }
+        }
+        for (int64_t pi = first_panel; pi < end_panel; ++pi) {
+            const int64_t col = pi * kPanel, width = std::min(kPanel, p.n - col);
+            for (int r = 0; r < R; ++r) {
+                const float* at = acc + r * row_floats + col;
+                __m512 natural[4];
+                unpermute_pair(_mm512_loadu_ps(at), _mm512_loadu_ps(at + 16), natural[0], natural[1]);
+                unpermute_pair(_mm512_loadu_ps(at + 32), _mm512_loadu_ps(at + 48), natural[2], natural[3]);
+                void* out = output_row(p, e, r);
+                for (int q = 0; q < 4 && 16 * q < width; ++q) store16(p, w, out, e, col + 16 * q, natural[q], width - 16 * q);
+            }
+        }
+        return;
+    }
+#endif
+    const float* x = p.x_widened ? w.x + x_row * p.k : static_cast<const float*>(p.x->data) + x_row * p.k;
+    for (int64_t t = 0; t < p.k; ++t) {
+        __m512 a[R];
+        for (int r = 0; r < R; ++r) a[r] = _mm512_set1_ps(x[r * p.k + t]);
+        for (int64_t pi = first_panel; pi < end_panel; ++pi) {
+            const int64_t col = pi * kPanel, width = std::min(kPanel, p.n - col);
+            for (int q = 0; q < 4; ++q) {
+                const __m512 wv = weight16(p, wg, t, col + 16 * q, lanes(width - 16 * q));
+                for (int r = 0; r < R; ++r) {
+                    float* at = acc + r * row_floats + col + 16 * q;
+                    _mm512_storeu_ps(at, _mm512_fmadd_ps(a[r], wv, _mm512_loadu_ps(at)));
+                }
+            }
+        }
+    }
+    for (int64_t pi = first_panel; pi < end_panel; ++pi) {
+        const int64_t col = pi * kPanel, width = std::min(kPanel, p.n - col);
+        for (int r = 0; r < R; ++r) {
+            void* out = output_row(p, e, r);
+            for (int q = 0; q < 4 && 16 * q < width; ++q)
+                store16(p, w, out, e, col + 16 * q, _mm512_loadu_ps(acc + r * row_floats + col + 16 * q), width - 16 * q);
+        }
+    }
+}
+
+void stream_rows(const Problem& p, const Workspace& w, int64_t e, int64_t first_panel, int64_t end_panel) {
+    switch (p.rows[e]) {
+        case 1: stream_group<1>(p, w, e, first_panel, end_panel); break;
+        case 2: stream_group<2>(p, w, e, first_panel, end_panel); break;
+        case 3: stream_group<3>(p, w, e, first_panel, end_panel); break;
+        case 4: stream_group<4>(p, w, e, first_panel, end_panel); break;
+        case 5: stream_group<5>(p, w, e, first_panel, end_panel); break;
+        case 6: stream_group<6>(p, w, e, first_panel, end_panel); break;
+        case 7: stream_group<7>(p, w, e, first_panel, end_panel); break;
+        default: stream_group<8>(p, w, e, first_panel, end_panel); break;
+    }
+}
 
 // --- weight [E, N, K]: dot products ----------------------------------------------------------
 
@@ -477,6 +588,16 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
             for (int64_t i = 0; i < p.m * p.k; ++i) w.x[i] = load(p.x->data, p.dtype, i);
         }
 #ifdef HB_TUNED_AVX512
+        // Streamed groups one after another, each thread on one contiguous range of panels.
+        const int64_t panels = (p.n + kPanel - 1) / kPanel;
+        const int64_t team = omp_get_num_threads(), per = (panels + team - 1) / team;
+        for (int64_t e : p.streamed) {
+#pragma omp for schedule(static)
+            for (int64_t part = 0; part < team; ++part) {
+                const int64_t first = part * per, end = std::min(panels, first + per);
+                if (first < end) stream_rows(p, w, e, first, end);
+            }
+        }
         uint8_t* panel = w.panels ? w.panels + static_cast<uint64_t>(omp_get_thread_num()) * w.panel_bytes : nullptr;
 #pragma omp for schedule(dynamic)
         for (int64_t t = 0; t < tasks; ++t) run_task(p, w, p.tasks[static_cast<size_t>(t)], panel);

@@ -3,7 +3,9 @@
 // offset, per-token scale, floating bias) and rounded to float16 or bfloat16.
 // With AVX512-VNNI: vpdpbusd multiplies unsigned bytes by signed ones, so x1 is shifted to
 // u8 (x + 128, a sign-bit flip) and the product corrected by 128 x the column sums of x2.
-// Work is split into (batch entry, 64-column panel, row chunk) tasks over the threads. A task
+// Up to 8 rows per batch entry (decode), each thread streams its contiguous columns of x2
+// in row order, 4 k at a time, interleaving them on the fly into accumulators kept in L2.
+// Otherwise work is split into (batch entry, 64-column panel, row chunk) tasks. A task
 // packs its x2 panel once into the VNNI layout (4 consecutive k of a column per 32-bit lane,
 // built with byte and word unpacks, which leaves the columns of each 64-wide panel in a fixed
 // permuted order that the epilogue undoes with two rounds of 128-bit shuffles) in a
@@ -29,6 +31,7 @@ namespace {
 
 constexpr int64_t kPanel = 64;  // columns per task
 constexpr int64_t kRows = 4;    // rows per register block
+constexpr int64_t kStreamRowsAll = 8;  // at most this many rows: the streaming path (VNNI)
 
 const hb_tensor* optional_tensor(const hb_call* call, const char* name) {
     const hb_arg* a = hb_input(call, name);
@@ -135,6 +138,7 @@ struct Workspace {
     float* fbias = nullptr;     // bias rows (batch or 1) x n, fp32 (zeros when absent or int32)
     int32_t* ibias = nullptr;   // bias rows x n, int32 (zeros when absent or floating)
     float* pertoken = nullptr;  // m (ones when absent)
+    int32_t* stream = nullptr;  // few rows: (m + 1) x panels x 64 column sums and accumulators
 };
 
 uint64_t workspace_layout(const Problem& p, int threads, uint8_t* base, Workspace* w) {
@@ -153,6 +157,7 @@ uint64_t workspace_layout(const Problem& p, int threads, uint8_t* base, Workspac
     ws.fbias = reinterpret_cast<float*>(take(static_cast<uint64_t>(bias_rows * p.n) * 4));
     ws.ibias = reinterpret_cast<int32_t*>(take(static_cast<uint64_t>(bias_rows * p.n) * 4));
     ws.pertoken = reinterpret_cast<float*>(take(static_cast<uint64_t>(p.m) * 4));
+    ws.stream = reinterpret_cast<int32_t*>(take(p.m <= kStreamRowsAll ? static_cast<uint64_t>((p.m + 1) * p.panels * kPanel) * 4 : 0));
     if (w) *w = ws;
     return at;
 }
@@ -201,21 +206,37 @@ void convert_x1(const Problem& p, const Workspace& w) {
 // Packs columns [col, col + 64) of one x2 matrix: for each group of 4 k, 4 zmm whose
 // 32-bit lane 4L + t of zmm q holds the 4 k of column col + 16L + 4q + t. Columns past n
 // and k past the end are zeros. Returns the column sums (same layout) in `sums`.
-void pack_panel(const Problem& p, const int8_t* x2, int64_t col, uint8_t* panel, __m512i sums[4]) {
+// The 4 k of group g for columns [col, col + 64) of one x2 matrix, interleaved: zmm q's 32-bit
+// lane 4L + t holds the 4 k of column col + 16L + 4q + t (byte and word unpacks work
+// within 128-bit lanes). Columns past n and k past the end are zeros.
+inline void interleave_group(const Problem& p, const int8_t* x2, int64_t g, int64_t col, __mmask64 columns, __m512i q[4]) {
+    __m512i r[4];
+    for (int t = 0; t < 4; ++t) {
+        const int64_t row = 4 * g + t;
+        r[t] = row < p.k ? _mm512_maskz_loadu_epi8(columns, x2 + row * p.n + col) : _mm512_setzero_si512();
+    }
+    const __m512i lo01 = _mm512_unpacklo_epi8(r[0], r[1]), hi01 = _mm512_unpackhi_epi8(r[0], r[1]);
+    const __m512i lo23 = _mm512_unpacklo_epi8(r[2], r[3]), hi23 = _mm512_unpackhi_epi8(r[2], r[3]);
+    q[0] = _mm512_unpacklo_epi16(lo01, lo23);
+    q[1] = _mm512_unpackhi_epi16(lo01, lo23);
+    q[2] = _mm512_unpacklo_epi16(hi01, hi23);
+    q[3] = _mm512_unpackhi_epi16(hi01, hi23);
+}
+
+inline __mmask64 column_mask(const Problem& p, int64_t col) {
     const int64_t width = std::min(kPanel, p.n - col);
-    const __mmask64 columns = width >= 64 ? ~__mmask64(0) : (__mmask64(1) << width) - 1;
+    return width >= 64 ? ~__mmask64(0) : (__mmask64(1) << width) - 1;
+}
+
+// Packs columns [col, col + 64) of one x2 matrix, every group of 4 k interleaved as above,
+// and returns the column sums (same layout) in `sums`.
+void pack_panel(const Problem& p, const int8_t* x2, int64_t col, uint8_t* panel, __m512i sums[4]) {
+    const __mmask64 columns = column_mask(p, col);
     const __m512i ones = _mm512_set1_epi8(1);
     for (int q = 0; q < 4; ++q) sums[q] = _mm512_setzero_si512();
     for (int64_t g = 0; g < p.k4; ++g) {
-        __m512i r[4];
-        for (int t = 0; t < 4; ++t) {
-            const int64_t row = 4 * g + t;
-            r[t] = row < p.k ? _mm512_maskz_loadu_epi8(columns, x2 + row * p.n + col) : _mm512_setzero_si512();
-        }
-        const __m512i lo01 = _mm512_unpacklo_epi8(r[0], r[1]), hi01 = _mm512_unpackhi_epi8(r[0], r[1]);
-        const __m512i lo23 = _mm512_unpacklo_epi8(r[2], r[3]), hi23 = _mm512_unpackhi_epi8(r[2], r[3]);
-        const __m512i q[4] = {_mm512_unpacklo_epi16(lo01, lo23), _mm512_unpackhi_epi16(lo01, lo23),
-                              _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
+        __m512i q[4];
+        interleave_group(p, x2, g, col, columns, q);
         for (int t = 0; t < 4; ++t) {
             _mm512_storeu_si512(panel + (g * 4 + t) * 64, q[t]);
             sums[t] = _mm512_dpbusd_epi32(sums[t], ones, q[t]);
@@ -250,6 +271,32 @@ inline __m256i to_bf16(__m512 v) {
 #endif
 }
 
+// The epilogue of one row's 64 packed accumulators (columns [col, col + 64)): the u8 shift
+// corrected with the column sums, back in column order, then scale, offset, per-token scale
+// and biases in fp32, rounded and stored (masked past n).
+void finish_row(const Problem& p, const Workspace& w, const __m512i acc[4], const __m512i sums[4], int64_t b, int64_t row,
+                int64_t col) {
+    const int64_t width = std::min(kPanel, p.n - col);
+    const int64_t bias_row = p.batched_bias ? b * p.n : 0;
+    __m512i corrected[4], natural[4];
+    for (int q = 0; q < 4; ++q) corrected[q] = _mm512_sub_epi32(acc[q], _mm512_maskz_slli_epi32(0xffff, sums[q], 7));
+    unpermute(corrected, natural);
+    const __m512 pt = _mm512_set1_ps(w.pertoken[row]);
+    uint16_t* y = static_cast<uint16_t*>(p.out->data) + (b * p.m + row) * p.n + col;
+    for (int l = 0; l < 4 && 16 * l < width; ++l) {
+        const int64_t c = col + 16 * l;
+        const int64_t valid = std::min<int64_t>(16, width - 16 * l);
+        const __mmask16 mask = valid >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << valid) - 1);
+        const __m512i integer = _mm512_add_epi32(natural[l], _mm512_maskz_loadu_epi32(mask, w.ibias + bias_row + c));
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, integer), _mm512_maskz_loadu_ps(mask, w.scale + c));
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, w.offset + c));
+        v = _mm512_mul_ps(v, pt);
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, w.fbias + bias_row + c));
+        const __m256i half = p.bf16_out ? to_bf16(v) : _mm512_maskz_cvtps_ph(0xffff, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm256_mask_storeu_epi16(y + 16 * l, mask, half);
+    }
+}
+
 // Rows [row, row + R) of batch entry b against the packed panel at `col`: the register
 // block, then the epilogue in column order.
 template <int R>
@@ -274,28 +321,7 @@ void block(const Problem& p, const Workspace& w, const uint8_t* panel, const __m
             acc[r][3] = _mm512_dpbusd_epi32(acc[r][3], av, b3);
         }
     }
-    const int64_t width = std::min(kPanel, p.n - col);
-    const int64_t bias_row = p.batched_bias ? b * p.n : 0;
-    auto* out = static_cast<uint16_t*>(p.out->data);
-    for (int r = 0; r < R; ++r) {
-        __m512i corrected[4], natural[4];
-        for (int q = 0; q < 4; ++q) corrected[q] = _mm512_sub_epi32(acc[r][q], _mm512_maskz_slli_epi32(0xffff, sums[q], 7));
-        unpermute(corrected, natural);
-        const __m512 pt = _mm512_set1_ps(w.pertoken[row + r]);
-        uint16_t* y = out + (b * p.m + row + r) * p.n + col;
-        for (int l = 0; l < 4 && 16 * l < width; ++l) {
-            const int64_t c = col + 16 * l;
-            const int64_t valid = std::min<int64_t>(16, width - 16 * l);
-            const __mmask16 mask = valid >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << valid) - 1);
-            const __m512i integer = _mm512_add_epi32(natural[l], _mm512_maskz_loadu_epi32(mask, w.ibias + bias_row + c));
-            __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, integer), _mm512_maskz_loadu_ps(mask, w.scale + c));
-            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, w.offset + c));
-            v = _mm512_mul_ps(v, pt);
-            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, w.fbias + bias_row + c));
-            const __m256i half = p.bf16_out ? to_bf16(v) : _mm512_maskz_cvtps_ph(0xffff, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-            _mm256_mask_storeu_epi16(y + 16 * l, mask, half);
-        }
-    }
+    for (int r = 0; r < R; ++r) finish_row(p, w, acc[r], sums, b, row + r, col);
 }
 
 void run_task(const Problem& p, const Workspace& w, int64_t task, uint8_t* panel) {
@@ -313,6 +339,65 @@ void run_task(const Problem& p, const Workspace& w, int64_t task, uint8_t* panel
         case 2: block<2>(p, w, panel, sums, b, row, col); break;
         case 1: block<1>(p, w, panel, sums, b, row, col); break;
         default: break;
+    }
+}
+
+// Few rows (decode): packing 64-column panels would read x2 64 bytes per row at a stride of
+// n, a page per row when n is large. Instead each thread streams its contiguous range of
+// columns group of 4 k by group, interleaving on the fly, with the accumulators of its rows
+// and the column sums in the workspace (L2 resident), and finishes them at the end.
+
+template <int R>
+void stream_range(const Problem& p, const Workspace& w, int64_t b, int64_t first_panel, int64_t end_panel) {
+    const int8_t* x2 = static_cast<const int8_t*>(p.x2->data) + p.x2_index[b] * p.k * p.n;
+    const uint8_t* a = w.x1u + p.x1_index[b] * p.m * p.k4 * 4;
+    const int64_t stride = p.k4 * 4, row_words = p.panels * kPanel;
+    int32_t* sums = w.stream;  // row 0: column sums; rows 1..R: accumulators
+    for (int64_t r = 0; r <= R; ++r)
+        std::memset(sums + r * row_words + first_panel * kPanel, 0, static_cast<size_t>((end_panel - first_panel) * kPanel) * 4);
+    const __m512i ones = _mm512_set1_epi8(1);
+    for (int64_t g = 0; g < p.k4; ++g) {
+        __m512i av[R];
+        for (int r = 0; r < R; ++r) {
+            int32_t quad;
+            std::memcpy(&quad, a + r * stride + g * 4, 4);
+            av[r] = _mm512_set1_epi32(quad);
+        }
+        for (int64_t pi = first_panel; pi < end_panel; ++pi) {
+            const int64_t col = pi * kPanel;
+            __m512i q[4];
+            interleave_group(p, x2, g, col, column_mask(p, col), q);
+            for (int t = 0; t < 4; ++t) {
+                int32_t* s_at = sums + col + 16 * t;
+                _mm512_storeu_si512(s_at, _mm512_dpbusd_epi32(_mm512_loadu_si512(s_at), ones, q[t]));
+                for (int r = 0; r < R; ++r) {
+                    int32_t* at = sums + (r + 1) * row_words + col + 16 * t;
+                    _mm512_storeu_si512(at, _mm512_dpbusd_epi32(_mm512_loadu_si512(at), av[r], q[t]));
+                }
+            }
+        }
+    }
+    for (int64_t pi = first_panel; pi < end_panel; ++pi) {
+        const int64_t col = pi * kPanel;
+        __m512i s4[4], acc[4];
+        for (int t = 0; t < 4; ++t) s4[t] = _mm512_loadu_si512(sums + col + 16 * t);
+        for (int r = 0; r < R; ++r) {
+            for (int t = 0; t < 4; ++t) acc[t] = _mm512_loadu_si512(sums + (r + 1) * row_words + col + 16 * t);
+            finish_row(p, w, acc, s4, b, r, col);
+        }
+    }
+}
+
+void stream_rows(const Problem& p, const Workspace& w, int64_t b, int64_t first_panel, int64_t end_panel) {
+    switch (p.m) {
+        case 1: stream_range<1>(p, w, b, first_panel, end_panel); break;
+        case 2: stream_range<2>(p, w, b, first_panel, end_panel); break;
+        case 3: stream_range<3>(p, w, b, first_panel, end_panel); break;
+        case 4: stream_range<4>(p, w, b, first_panel, end_panel); break;
+        case 5: stream_range<5>(p, w, b, first_panel, end_panel); break;
+        case 6: stream_range<6>(p, w, b, first_panel, end_panel); break;
+        case 7: stream_range<7>(p, w, b, first_panel, end_panel); break;
+        default: stream_range<8>(p, w, b, first_panel, end_panel); break;
     }
 }
 
@@ -359,9 +444,21 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     {
 #ifdef HB_TUNED_VNNI
         convert_x1(p, w);  // ends with the implicit barrier of its omp for
-        uint8_t* panel = w.panels + static_cast<uint64_t>(omp_get_thread_num()) * static_cast<uint64_t>(p.k4) * kPanel * 4;
+        if (p.m <= kStreamRowsAll) {
+            // One contiguous range of panels per thread, per batch entry.
+            const int64_t team = omp_get_num_threads(), per = (p.panels + team - 1) / team;
+            for (int64_t b = 0; b < p.batch; ++b) {
+#pragma omp for schedule(static)
+                for (int64_t part = 0; part < team; ++part) {
+                    const int64_t first = part * per, end = std::min(p.panels, first + per);
+                    if (first < end) stream_rows(p, w, b, first, end);
+                }
+            }
+        } else {
+            uint8_t* panel = w.panels + static_cast<uint64_t>(omp_get_thread_num()) * static_cast<uint64_t>(p.k4) * kPanel * 4;
 #pragma omp for schedule(dynamic)
-        for (int64_t t = 0; t < tasks; ++t) run_task(p, w, t, panel);
+            for (int64_t t = 0; t < tasks; ++t) run_task(p, w, t, panel);
+        }
 #else
 #pragma omp for schedule(dynamic)
         for (int64_t t = 0; t < tasks; ++t) run_task_plain(p, w, t);
