@@ -15,6 +15,7 @@
 #include "core/cache_dir.hpp"
 #include "core/error.hpp"
 #include "hap/cpu_info.hpp"
+#include "hap/cpu_matrix_peaks.hpp"
 #include "hap/cpu_microbench.hpp"
 #include "hap/cpu_op_costs.hpp"
 
@@ -146,6 +147,13 @@ HardwareModel calibrate_cpu(const CalibrateOptions& options) {
     };
     const FmaPeak f32 = fma_peak(DType::f32);
     const FmaPeak f64 = fma_peak(DType::f64);
+    // Matrix peaks per dtype: the dot-product and tile instructions a contraction kernel can
+    // use besides FMAs (cpu_matrix_peaks).
+    MatrixPeakInputs matrix_inputs;
+    matrix_inputs.fma_f32 = MeasuredRate{f32.per_core, f32.source};
+    matrix_inputs.fma_f64 = MeasuredRate{f64.per_core, f64.source};
+    matrix_inputs.fma_isa = f32.isa;
+    measure_matrix_instructions(cpu, cpus, run_s, runs, progress, matrix_inputs);
 
     // Memory: one buffer far larger than the last-level cache for DRAM, its head reused
     // for the cache levels. Memory-short machines get a smaller (still > 4x LLC) buffer.
@@ -195,9 +203,13 @@ HardwareModel calibrate_cpu(const CalibrateOptions& options) {
     m.provenance.method = std::string("hapbench calibrate") + (options.quick ? " --quick" : "") +
                           ": microbenchmarks on " + threads_text + ", " + best_text +
                           " each; " + load_text + (busy ? " (BUSY: peaks are likely too low)" : "") +
-                          "; op costs from " + costs_name + ". ISA features: AVX2+FMA " + yes_no(cpu.avx2_fma) +
-                          ", AVX-512F " + yes_no(cpu.avx512f) + ", AVX512-BF16 " + yes_no(cpu.avx512_bf16) +
-                          ", AVX512-FP16 " + yes_no(cpu.avx512_fp16) + ", AMX " + yes_no(cpu.amx_tile);
+                          "; op costs from " + costs_name + "; " + std::string(calibration_format) +
+                          ". ISA features: AVX2+FMA " + yes_no(cpu.avx2_fma) + ", AVX-512F " + yes_no(cpu.avx512f) +
+                          ", AVX512-BF16 " + yes_no(cpu.avx512_bf16) + ", AVX512-FP16 " + yes_no(cpu.avx512_fp16) +
+                          ", AVX512-VNNI " + yes_no(cpu.avx512_vnni) + ", AVX-VNNI " + yes_no(cpu.avx_vnni) +
+                          ", AMX " + yes_no(cpu.amx_tile) + " (INT8 " + yes_no(cpu.amx_int8) + ", BF16 " +
+                          yes_no(cpu.amx_bf16) + ", FP16 " + yes_no(cpu.amx_fp16) + ")" +
+                          (matrix_inputs.amx_note.empty() ? "" : "; " + matrix_inputs.amx_note);
     m.floor_us = 0;  // a CPU kernel call has no launch floor worth modelling
     m.cores = n;
 
@@ -233,31 +245,24 @@ HardwareModel calibrate_cpu(const CalibrateOptions& options) {
         u.runs_as_source = costs.runs_as_source;
         u.scope = UnitScope::core;
     };
-    std::string half_note = "fp16/bf16 have no native arithmetic here and run at the fp32 rate";
-    if (cpu.avx512_fp16 || cpu.avx512_bf16 || cpu.amx_tile)
-        half_note = "WARNING: this CPU has AVX512-FP16/BF16 or AMX, which were detected but not measured; the "
-                    "fp16/bf16 (and AMX int8) rates here are fp32-derived and may not bound kernels that use them";
+    // Vector work in fp16/bf16 is charged at the fp32 rate: elementwise kernels widen half
+    // types to fp32 for accuracy; AVX512-FP16's native half arithmetic is not counted there.
+    std::string half_note = "fp16/bf16 elementwise math runs at the fp32 rate (widened to fp32)";
+    if (cpu.avx512_fp16)
+        half_note += "; WARNING: this CPU's AVX512-FP16 vector arithmetic (twice the fp32 lanes) is not counted for "
+                     "vector work, so an fp16 elementwise kernel computing in native fp16 could beat the vector bound";
 
+    const CalibratedMatrixUnit matrix = cpu_matrix_unit(matrix_inputs, costs);
     ExecutionUnit vector;
     vector.name = "vector";
     vector.group = "Vector";
     compute_rates(vector);
     vector.serves = {WorkKind::vector};
     vector.vector_flops_per_element = costs.vector_flops_per_element;
-    vector.shares_with = {"matrix"};
+    if (!matrix.beside_vector) vector.shares_with = {"matrix"};
     vector.source = "SIMD elementwise math on the FMA pipes of each core (" + f32.isa + "); " + half_note;
     m.units.push_back(vector);
-
-    ExecutionUnit matrix;
-    matrix.name = "matrix";
-    matrix.group = "Matrix";
-    compute_rates(matrix);
-    matrix.serves = {WorkKind::matrix};
-    matrix.flops_per_mac = costs.flops_per_mac;
-    matrix.shares_with = {"vector"};
-    matrix.source = "matrix multiply-accumulate, which on this CPU issues on the same FMA pipes as vector math (" +
-                    f32.isa + "), hence shares_with vector; " + half_note;
-    m.units.push_back(matrix);
+    m.units.push_back(matrix.unit);
 
     if (cpu.l2_bytes_per_core > 0) {
         ExecutionUnit l2_unit;
@@ -301,16 +306,24 @@ HardwareModel load_or_calibrate(const CalibrateOptions& options, const std::stri
     const CpuInfo cpu = probe_cpu();
     const int cores = options.threads > 0 ? std::min<int>(options.threads, static_cast<int>(cpu.allowed_cpus.size()))
                                           : static_cast<int>(cpu.allowed_cpus.size());
+    std::string why;
     if (std::filesystem::exists(path)) {
         try {
             HardwareModel cached = load_hardware_model(path);
-            if (cached.kind == HardwareKind::cpu && cached.provenance.origin == PeakOrigin::calibrated &&
-                cached.provenance.cpu_model == cpu.model_name && cached.cores == cores)
+            if (cached.kind != HardwareKind::cpu || cached.provenance.origin != PeakOrigin::calibrated ||
+                cached.provenance.cpu_model != cpu.model_name || cached.cores != cores)
+                why = "the cached model " + path + " describes another CPU or core count";
+            else if (cached.provenance.method.find(calibration_format) == std::string::npos)
+                why = "the cached model " + path + " predates " + std::string(calibration_format) +
+                      ": its fp16, bf16 and int8 matrix rates are fp32-derived";
+            else
                 return cached;
-        } catch (const Error&) {
+        } catch (const Error& e) {
             // A damaged or outdated cache is replaced by a fresh calibration below.
+            why = std::string("the cached model cannot be read (") + e.what() + ")";
         }
     }
+    if (!why.empty() && options.progress) options.progress(why + "; calibrating this machine again");
     HardwareModel model = calibrate_cpu(options);
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "hap/hardware_model.hpp"
 
@@ -21,14 +22,20 @@ struct CalibrateOptions {
     std::function<void(const std::string&)> progress;  // one line per step, if set
 };
 
+// Written into every calibrated model's provenance.method. A cached model without it
+// predates the per-dtype matrix peaks (its fp16, bf16 and int8 rates are fp32-derived and
+// too low for AMX or dot-product kernels), so load_or_calibrate measures the machine again.
+inline constexpr std::string_view calibration_format = "calibration format 2 (matrix peaks per dtype)";
+
 HardwareModel calibrate_cpu(const CalibrateOptions& options = {});
 
 // $XDG_CACHE_HOME/hapbench/cpu-<model>-<cores>.yaml (or ~/.cache/hapbench/...).
 std::string default_calibration_cache_path();
 
 // Reuses the model cached at `cache_path` (default: default_calibration_cache_path()) when
-// it was calibrated on the same CPU model with the same core count; otherwise calibrates
-// and writes it there. Quick calibrations are never cached or reused.
+// it was calibrated on the same CPU model with the same core count by this calibration
+// format; otherwise calibrates (saying why through options.progress) and writes it there.
+// Quick calibrations are never cached or reused.
 HardwareModel load_or_calibrate(const CalibrateOptions& options = {}, const std::string& cache_path = "");
 
 }  // namespace hb

@@ -3,6 +3,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -101,6 +105,12 @@ CpuInfo probe_cpu() {
     info.avx512_bf16 = __builtin_cpu_supports("avx512bf16");
     info.avx512_fp16 = __builtin_cpu_supports("avx512fp16");
     info.amx_tile = __builtin_cpu_supports("amx-tile");
+    info.avx512_vnni = __builtin_cpu_supports("avx512vnni");
+    info.avx_vnni = __builtin_cpu_supports("avxvnni");
+    info.amx_int8 = info.amx_tile && __builtin_cpu_supports("amx-int8");
+    info.amx_bf16 = info.amx_tile && __builtin_cpu_supports("amx-bf16");
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) info.amx_fp16 = info.amx_tile && (eax >> 21 & 1u);
 #endif
     const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) info.available_memory_bytes = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);

@@ -21,6 +21,12 @@ struct CpuInfo {
     bool avx512_bf16 = false;
     bool avx512_fp16 = false;
     bool amx_tile = false;
+    // Dot-product and tile instructions a contraction kernel can use (matrix peaks).
+    bool avx512_vnni = false;
+    bool avx_vnni = false;   // the VEX (256-bit) form, on CPUs without AVX-512
+    bool amx_int8 = false;
+    bool amx_bf16 = false;
+    bool amx_fp16 = false;   // CPUID.(7,1):EAX[21]; GCC 12's __builtin_cpu_supports does not know it
     std::size_t available_memory_bytes = 0;
     double load_average_1min = 0;   // /proc/loadavg: a busy machine measures low peaks
 };

@@ -212,8 +212,8 @@ std::vector<FmaKernel> fma_kernels(DType dtype, const CpuInfo& cpu) {
     return kernels;
 }
 
-// Runs `work(thread)` on one pinned thread per CPU, `runs` timed times after one warm-up
-// (which also lifts the clock out of idle), and returns the seconds of each timed run.
+}  // namespace
+
 std::vector<double> time_parallel(const CpuInfo& cpu, const std::vector<int>& cpus, int runs,
                                   const std::function<void(int)>& work) {
     std::vector<double> seconds(static_cast<std::size_t>(runs), 0);
@@ -238,15 +238,13 @@ std::vector<double> time_parallel(const CpuInfo& cpu, const std::vector<int>& cp
     return seconds;
 }
 
-MicrobenchResult rates(const std::vector<double>& seconds, double amount, const std::string& isa) {
+MicrobenchResult microbench_rates(const std::vector<double>& seconds, double amount, const std::string& isa) {
     MicrobenchResult r;
     r.isa = isa;
     for (double s : seconds) r.run_per_s.push_back(s > 0 ? amount / s : 0);
     r.best_per_s = *std::max_element(r.run_per_s.begin(), r.run_per_s.end());
     return r;
 }
-
-}  // namespace
 
 std::string MicrobenchResult::describe_spread() const {
     const double worst = run_per_s.empty() ? 0 : *std::min_element(run_per_s.begin(), run_per_s.end());
@@ -286,7 +284,7 @@ MicrobenchResult measure_fma_flops(DType dtype, const CpuInfo& cpu, const std::v
             sink[static_cast<std::size_t>(t)] += k.loop(iterations);
         });
         const double flops = k.flops_per_iteration * static_cast<double>(iterations) * static_cast<double>(cpus.size());
-        MicrobenchResult r = rates(seconds, flops, k.isa);
+        MicrobenchResult r = microbench_rates(seconds, flops, k.isa);
         microbench_sink = sink[0];
         if (r.best_per_s > best.best_per_s) best = r;
     }
@@ -341,7 +339,7 @@ MicrobenchResult measure_bandwidth(MemoryPattern pattern, float* buffer, std::si
     });
     const double moved_per_pass = static_cast<double>(slice_floats * threads * sizeof(float)) *
                                   (pattern == MemoryPattern::copy_nt ? 2.0 : 1.0);
-    MicrobenchResult r = rates(seconds, moved_per_pass * passes, isa);
+    MicrobenchResult r = microbench_rates(seconds, moved_per_pass * passes, isa);
     microbench_sink = sink[0];
     return r;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,13 @@ std::string_view memory_pattern_name(MemoryPattern p);
 MicrobenchResult measure_bandwidth(MemoryPattern pattern, float* buffer, std::size_t bytes,
                                    const CpuInfo& cpu, const std::vector<int>& cpus, int passes,
                                    int runs);
+
+// Shared by the microbenchmark files (cpu_matrix_microbench.cpp too): runs `work(thread)`
+// on one thread pinned per CPU of `cpus`, `runs` timed times after one warm-up (which also
+// lifts the clock out of idle), and returns the seconds of each timed run.
+std::vector<double> time_parallel(const CpuInfo& cpu, const std::vector<int>& cpus, int runs,
+                                  const std::function<void(int)>& work);
+// Rates `amount / seconds` of each run, the best kept.
+MicrobenchResult microbench_rates(const std::vector<double>& seconds, double amount, const std::string& isa);
 
 }  // namespace hb

@@ -55,6 +55,11 @@ class Operator {
     // The version of golden() and same_precision(): part of the key of every cached golden,
     // so raise it whenever either computes something different.
     virtual int golden_version() const { return 1; }
+    // The fewest input elements an aligned case of the first input's dtype can have (0: no
+    // floor). An int8 matmul's aligned k and n are multiples of 512, so its aligned cases
+    // start at 512 x 512 elements, above the cpu profile's small regime: the generator then
+    // plans the aligned cases of such an operator in the regimes that can hold them.
+    virtual std::int64_t min_aligned_elements(DType) const { return 0; }
 };
 
 // Implements golden and same_precision from one template `compute<T>` in Derived.

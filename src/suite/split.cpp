@@ -85,6 +85,19 @@ std::vector<CaseSpec> generate_cases(const Operator& op, const Proto& proto, con
     shuffle(aligned);
     shuffle(dtype_plan);
     shuffle(group_plan);
+    // An aligned case in a regime too small for any aligned case of the operator trades its
+    // alignment with a non-aligned case of a regime that can hold one (the first such).
+    auto regime_top = [&](Regime r) {
+        return r == Regime::small ? profile.small_below : r == Regime::medium ? profile.medium_below : profile.max_elements;
+    };
+    for (std::size_t i = 0; i < aligned.size(); ++i) {
+        if (!aligned[i] || regime_top(regimes[i]) > op.min_aligned_elements(dtype_plan[i])) continue;
+        for (std::size_t j = 0; j < aligned.size(); ++j)
+            if (!aligned[j] && regime_top(regimes[j]) > op.min_aligned_elements(dtype_plan[j])) {
+                std::swap(aligned[i], aligned[j]);
+                break;
+            }
+    }
 
     std::vector<CaseSpec> out;
     std::set<std::int64_t> sizes_seen;

@@ -2,6 +2,8 @@
 // fields issue 3 names, and a table that ends with a per-level summary of the bottlenecks.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "run_hapbench.hpp"
 
 namespace hb::test {

@@ -6,6 +6,8 @@
 // assertions do not depend on how fast anything runs, so the file runs beside others.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "run_hapbench.hpp"
 
 namespace hb::test {

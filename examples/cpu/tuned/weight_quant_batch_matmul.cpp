@@ -1,0 +1,1 @@
+../reference/weight_quant_batch_matmul.cpp
