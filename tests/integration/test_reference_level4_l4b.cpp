@@ -1,6 +1,6 @@
 // The reference kernels of the level-4 recurrences and fused MoE operator (group l4b: gru,
 // lstm, grouped_matmul_swiglu_quant) pass every public case and a hidden split drawn from
-// another seed (correctness only: CI's time).
+// another seed (correctness only: CI's time), and so does the tuned lstm.
 #include <gtest/gtest.h>
 
 #include "run_hapbench.hpp"
@@ -31,6 +31,11 @@ TEST(ReferenceLevel4L4b, EveryPublicCasePasses) { expect_every_case_passes("refe
 
 TEST(ReferenceLevel4L4b, AHiddenSplitPasses) {
     expect_every_case_passes("reference", l4b_ops, " --split hidden --hidden-seed 4243 --hidden-count 6", 3 * 6);
+}
+
+TEST(ReferenceLevel4L4b, TheTunedLstmPassesEveryPublicCaseAndAHiddenSplit) {
+    expect_every_case_passes("tuned", " --op lstm", "", 20);
+    expect_every_case_passes("tuned", " --op lstm", " --split hidden --hidden-seed 4244 --hidden-count 8", 8);
 }
 
 }  // namespace

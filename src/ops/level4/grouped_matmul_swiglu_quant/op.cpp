@@ -290,18 +290,30 @@ class GroupedMatmulSwigluQuantOp final : public OperatorWithCompute<GroupedMatmu
         in.at(0).dtype = in.at(1).dtype = DType::i8;
         in.at(2).dtype = in.at(3).dtype = DType::f32;
         // x spans the full int8 range in the type-boundary case and a narrower one otherwise;
-        // the weights the full range; weight_scale one of the reference's positive decades.
-        // The case's value-range group goes to x_scale (NaN, infinities, zero rows and the
-        // magnitudes live there), except the type boundary, which is x's.
+        // the weights the full range. The case's value-range group goes to x_scale (NaN,
+        // infinities, zero rows and the magnitudes live there), except the type boundary,
+        // which is x's. weight_scale (positive, a decade wide like the reference's) then puts
+        // the dequantized values at a standard deviation of 1.6 to 16 whatever x_scale's magnitude:
+        // SiLU's e^-t overflows fp32 below t = -88 where the fp64 golden keeps a tiny value,
+        // so a row whose whole left half sat there (possible at |deq| of hundreds with narrow
+        // experts) would quantize differently in every fp32 kernel.
         in.at(1).range = ValueRange{-128, 127};
-        in.at(2).range = sampler.cycle(std::vector<ValueRange>{{1e-3, 1e-2}, {1e-4, 1e-3}, {1e-2, 1e-1}});
+        double x_extent = 127;
         if (d.range_group == RangeGroup::type_boundary) {
             in.at(0).range = ValueRange{-128, 127};
             in.at(3).range = ValueRange{1e-3, 1e-2};
         } else {
-            in.at(0).range = sampler.pick(std::vector<ValueRange>{{-127, 127}, {-32, 32}, {-8, 8}});
+            x_extent = sampler.pick(std::vector<double>{127, 32, 8});
+            in.at(0).range = ValueRange{-x_extent, x_extent};
             in.at(3).range = d.range;
         }
+        const ValueRange xs = *in.at(3).range;
+        double xs_extent = std::max(std::fabs(xs.lo), std::fabs(xs.hi));
+        if (!std::isfinite(xs_extent) || xs_extent == 0) xs_extent = 1;  // NaN, infinities, zeros: [-1, 1] elsewhere
+        const double mm_sigma = std::sqrt(static_cast<double>(best_k)) * (x_extent / std::sqrt(3.0)) * (128 / std::sqrt(3.0));
+        const double ws_hi = 16 / (mm_sigma * 0.6 * xs_extent);
+        const double ws_top = std::pow(10.0, std::floor(std::log10(ws_hi)));  // a power of ten at or below
+        in.at(2).range = ValueRange{ws_top / 10, ws_top};
         out.attrs = {{"group_list", int_list(ends)}};
     }
 };
