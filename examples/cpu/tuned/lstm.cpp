@@ -10,8 +10,8 @@
 //     from gx, adds h W_hh^T, and the cell update runs on the accumulators (vector sigmoid and
 //     tanh from an exp polynomial; NaN and infinities kept): h and c never leave the cache. The
 //     steps are split over the threads by tasks with one barrier a step (h double-buffered), a
-//     second with the projection; a step under 32K multiply-adds runs on one thread, and the
-//     two directions of a bidirectional layer run on different threads at once.
+//     second with the projection; a step under 256K multiply-adds runs on one thread, and then
+//     the two directions of a bidirectional layer run on different threads at once.
 // Vectors are GCC vector extensions (16 floats: AVX-512 with -march=native, two AVX2 or four
 // SSE registers elsewhere), so one code path serves every x86 CPU; the fp16 conversions use
 // F16C where the CPU has it and the portable routines of hapbench/half.h otherwise.
@@ -228,19 +228,35 @@ Layout layout_of(const Problem& p) {
 
 constexpr int kMaxThreads = 64;
 
-// Packs a [4H, n] weight (PyTorch rows i, f, g, o) as [block][k][gate][16], zeros past H.
-void pack_gates(const hb_tensor& w, hb_dtype t, int64_t hidden, int64_t n, float* out, float* row, int threads) {
+// Packs a [4H, n] weight (PyTorch rows i, f, g, o) as [block][k][gate][16], zeros past H:
+// per (block, gate) tile, 16 rows x 16 columns at a time are widened into a small buffer and
+// written back transposed, one cache line per column, OpenMP over the tiles.
+void pack_gates(const hb_tensor& w, hb_dtype t, int64_t hidden, int64_t n, float* out, int threads) {
     const int64_t blocks = (hidden + 15) / 16;
     const size_t elem = t == HB_FLOAT32 ? 4 : 2;
-    std::memset(out, 0, static_cast<size_t>(blocks * n * 64) * sizeof(float));
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t r = 0; r < 4 * hidden; ++r) {
-        float* buf = row + static_cast<int64_t>(omp_get_thread_num()) * round16(n);
-        widen(static_cast<const char*>(w.data) + static_cast<size_t>(r * n) * elem, t, n, buf);
-        const int64_t g = r / hidden, j = r % hidden, b = j / 16, u = j % 16;
-        float* dst = out + b * n * 64 + g * 16 + u;
-        for (int64_t k = 0; k < n; ++k) dst[k * 64] = buf[k];
-    }
+#pragma omp parallel for num_threads(threads) schedule(static) collapse(2)
+    for (int64_t b = 0; b < blocks; ++b)
+        for (int64_t g = 0; g < 4; ++g) {
+            const int64_t units = std::min<int64_t>(16, hidden - b * 16);
+            float* dst = out + b * n * 64 + g * 16;
+            float tile[16][16];
+            for (int64_t k0 = 0; k0 < n; k0 += 16) {
+                const int64_t kn = std::min<int64_t>(16, n - k0);
+                for (int64_t u = 0; u < 16; ++u) {
+                    if (u < units) {
+                        const int64_t row = g * hidden + b * 16 + u;
+                        widen(static_cast<const char*>(w.data) + static_cast<size_t>(row * n + k0) * elem, t, kn, tile[u]);
+                    } else {
+                        std::fill(tile[u], tile[u] + 16, 0.0f);
+                    }
+                }
+                for (int64_t kk = 0; kk < kn; ++kk) {
+                    alignas(64) float column[16];
+                    for (int64_t u = 0; u < 16; ++u) column[u] = tile[u][kk];
+                    std::memcpy(dst + (k0 + kk) * 64, column, sizeof column);
+                }
+            }
+        }
 }
 
 // The 4-row x 64-column register block: acc[r][g] += a[r][k] b[k][g*16 ...] for k < K, rows
@@ -398,7 +414,7 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
         b.h_full = next, next += lay.full;
         b.c = next, next += lay.full;
     }
-    float* rows = next;  // per-thread row buffers for packing
+    float* rows = next;  // a row buffer for the projection weights
     const int64_t S = p.seq, B = p.batch, H = p.hidden, Hs = p.state(), P = p.proj, blocks = p.blocks(), R = S * B;
     const size_t elem = p.dtype == HB_FLOAT32 ? 4 : 2;
 
@@ -410,14 +426,14 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
         widen(static_cast<const char*>(p.x->data) + static_cast<size_t>(from) * elem, p.dtype, p.input, layer_in + r * p.input);
     }
     // A step's multiply-adds: below this a barrier costs more than splitting saves.
-    const bool split_steps = B * 4 * H * Hs >= (int64_t{1} << 15) && threads > 1;
+    const bool split_steps = B * 4 * H * Hs >= (int64_t{1} << 18) && threads > 1;
     for (int64_t l = 0; l < p.layers; ++l) {
         const int64_t in_l = p.layer_input(l);
         for (int64_t d = 0; d < p.dirs; ++d) {
             const int64_t k = l * p.dirs + d;
             DirBuffers& b = dir[d];
-            pack_gates(p.w_ih->tensors[k], p.dtype, H, in_l, b.w_ih, rows, threads);
-            pack_gates(p.w_hh->tensors[k], p.dtype, H, Hs, b.w_hh, rows, threads);
+            pack_gates(p.w_ih->tensors[k], p.dtype, H, in_l, b.w_ih, threads);
+            pack_gates(p.w_hh->tensors[k], p.dtype, H, Hs, b.w_hh, threads);
             std::memset(b.bias, 0, static_cast<size_t>(blocks * 64) * sizeof(float));
             if (p.b_ih)
                 for (int64_t r = 0; r < 4 * H; ++r) {
@@ -446,14 +462,14 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
                     widen(static_cast<const char*>(p.c0->data) + static_cast<size_t>((k * B + bb) * H) * elem, p.dtype, H,
                           b.c + bb * blocks * 16);
         }
-        // The recurrences: two directions on two threads at once where there are two, else one
-        // direction after the other.
-        if (p.dirs == 2 && threads >= 2) {
-            const int per_dir = split_steps ? threads / 2 : 1;
+        // The recurrences: small steps of two directions on two threads at once (no barriers);
+        // large steps split over every thread, one direction after the other (each thread then
+        // keeps its share of W_hh in its own cache across the steps).
+        if (p.dirs == 2 && threads >= 2 && !split_steps) {
 #pragma omp parallel num_threads(2)
             {
                 const int d = omp_get_thread_num();
-                recurrence(p, d, dir[d], layer_out, per_dir);
+                recurrence(p, d, dir[d], layer_out, 1);
             }
         } else {
             for (int64_t d = 0; d < p.dirs; ++d) recurrence(p, d, dir[d], layer_out, split_steps ? threads : 1);
