@@ -261,7 +261,7 @@ WorkModel recurrence_work(const Problem& p, const RecurrenceConfig& c) {
     const bool lstm = is_lstm(c);
     const DType t = c.dtype;
     const double S = static_cast<double>(c.seq), B = static_cast<double>(c.batch), H = static_cast<double>(c.hidden),
-                 Hs = static_cast<double>(c.state()), G = static_cast<double>(c.gates());
+                 Hs = static_cast<double>(c.state());
     const double cells = static_cast<double>(c.cells());
     WorkModel w;
     // Every input is read once (the weights stay on chip across the steps, the states are
@@ -311,10 +311,11 @@ WorkModel recurrence_work(const Problem& p, const RecurrenceConfig& c) {
         for (const auto& o : p.outputs) outputs += static_cast<double>(o.tensors.at(0).numel());
         w.add_vector(OpClass::cast, DType::f32, outputs);
     }
-    // The gate pre-activations cross from the matrix to the vector stage (gru: its n block
-    // twice, gx_n and gh_n apart), and h crosses back for the next step's product.
-    const double gate_blocks = lstm ? G : G + 1;
-    const double crossing_per_step = B * (gate_blocks * H * 4 + Hs * static_cast<double>(dtype_size(t)));
+    // What crosses between the matrix and the vector stage: the gate pre-activations (the
+    // contractions' results: on hardware whose results leave the matrix unit through global
+    // memory the solver already charges them there, FixPipe on the 910B, so they are not
+    // stated again), and h going back to the matrix unit for the next step's product.
+    const double crossing_per_step = B * Hs * static_cast<double>(dtype_size(t));
     w.cube_vector_bytes = cells * S * crossing_per_step;
     w.parallel_items = cells * S * B * H;
     w.innermost = c.input;

@@ -208,8 +208,10 @@ class GroupedMatmulSwigluQuantOp final : public OperatorWithCompute<GroupedMatmu
         w.add_vector(OpClass::div, DType::f32, acts + 2 * m);
         w.add_vector(OpClass::abs, DType::f32, acts);
         w.add_vector(OpClass::cmp, DType::f32, acts);
-        // The int32 products cross from the matrix to the vector stage.
-        w.cube_vector_bytes = 4 * products;
+        // The int32 products cross from the matrix to the vector stage; they are the
+        // contractions' results, which the solver already sends through global memory where the
+        // matrix unit's results leave that way (FixPipe on the 910B), so no crossing is stated
+        // on top (it would charge them twice).
         w.parallel_items = std::max(1.0, tiles);
         w.innermost = g.k;
         // cann-bench (docs/hap.md): per activation, as written: dequantize both halves
