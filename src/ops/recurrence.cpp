@@ -417,7 +417,7 @@ void sample_recurrence_case(CaseSampler& sampler, CaseSpec& out, RecurrentCell c
     const std::vector<std::int64_t> hiddens = {8, 16, 16, 24, 31, 32, 48, 63, 64, 96, 127, 128, 200, 255, 256, 384, 511};
     const std::vector<std::int64_t> inputs = {16, 31, 32, 63, 64, 100, 127, 128, 255, 256, 384, 511, 512, 1000, 1023, 2047, 3001, 4095};
     const std::vector<std::int64_t> batches = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 64};
-    const double target = static_cast<double>(budgeted_elements(sampler, 1.3));
+    const double target = static_cast<double>(level4_budgeted_elements(sampler));
     const Profile& prof = sampler.profile();
     struct Choice {
         std::int64_t s = 0, b = 0, i = 0, h = 0, p = 0;

@@ -232,7 +232,7 @@ class GroupedMatmulSwigluQuantOp final : public OperatorWithCompute<GroupedMatmu
         // (1, 2, 4, 8, 16) with balanced, skewed and (E >= 4) two-empty-group distributions.
         const std::int64_t experts = sampler.cycle(std::vector<std::int64_t>{8, 1, 4, 16, 2, 4, 8, 16, 2, 8});
         const int distribution = sampler.cycle(std::vector<int>{0, 1, 2});  // balanced, skewed, two empty
-        const double target = static_cast<double>(budgeted_elements(sampler, 1.3));
+        const double target = static_cast<double>(level4_budgeted_elements(sampler));
         const Profile& prof = sampler.profile();
         const std::vector<std::int64_t> ks = {32, 64, 96, 127, 200, 255, 256, 384, 511, 640, 1000, 1040, 1536, 2047, 3001, 4096, 7168};
         const std::vector<std::int64_t> ns = {16, 32, 62, 96, 126, 128, 254, 256, 510, 512, 768, 1022, 1056, 1536, 2048, 4096};
