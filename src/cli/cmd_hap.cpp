@@ -139,6 +139,11 @@ void add_hap(CLI::App& app, Action& action) {
                                             ? r.choice.describe()
                                             : "every input read once, the formula's operations (cann-bench)";
                         row["floored"] = r.floored;
+                        // A recurrence's steps, one after another (docs/hap.md, "Dependent chains").
+                        if (r.chain_us > 0) {
+                            row["chain_us"] = r.chain_us;
+                            row["chain_bound"] = r.chain_bound;
+                        }
                         // Only hapbench's bound is one no kernel beats: a published value above it
                         // is a limit a kernel can beat.
                         if (published_us && conv == Convention::hapbench)
@@ -168,6 +173,9 @@ void add_hap(CLI::App& app, Action& action) {
                 }
                 std::string units;
                 for (const auto& [name, t] : row["unit_us"].items()) units += fmt::format("{}={:.2f} ", name, t.get<double>());
+                if (row.contains("chain_us"))
+                    units += fmt::format("chain={:.2f}{} ", row["chain_us"].get<double>(),
+                                         row["chain_bound"].get<bool>() ? " (binds)" : "");
                 std::string published_cell;
                 if (show_published) {
                     std::string flag;

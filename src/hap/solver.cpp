@@ -56,6 +56,16 @@ void check_coverage(const WorkModel& work, const HardwareModel& model) {
         !work.contractions.empty();
     if (has_matrix && !any_unit_serves(model, WorkKind::matrix))
         throw Error(model_label(model) + ": no unit serves matrix MACs");
+    if (work.chain.steps > 0) {
+        if (!std::isfinite(work.chain.steps) || !(work.chain.items_per_step >= 1))
+            throw Error("dependent chain of " + std::to_string(work.chain.steps) + " steps with " +
+                        std::to_string(work.chain.items_per_step) +
+                        " items per step: both must be finite and at least 1");
+        for (const auto& c : work.chain.contractions)
+            if (c.m < 1 || c.n < 1 || c.k < 1 || !(c.batch >= 1))
+                throw Error("dependent chain's contraction with m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+                            " k=" + std::to_string(c.k) + ": every dimension and the batch must be at least 1");
+    }
     for (const auto& c : work.contractions)
         if (c.m < 1 || c.n < 1 || c.k < 1 || !(c.batch >= 1))
             throw Error("contraction with m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
@@ -276,7 +286,10 @@ std::vector<ImplementationChoice> implementation_choices(const WorkModel& work, 
     return choices;
 }
 
-HapResult solve_for_choice(const WorkModel& work, const HardwareModel& model, const ImplementationChoice& choice) {
+namespace {
+
+// The per-unit times of `work` under `choice`, without its dependent chain.
+HapResult solve_without_chain(const WorkModel& work, const HardwareModel& model, const ImplementationChoice& choice) {
     const double items = parallel_item_count(work);
     const std::vector<int> component = share_components(model);
     const ChargedWork charged = charge(work, model, choice);
@@ -318,6 +331,38 @@ HapResult solve_for_choice(const WorkModel& work, const HardwareModel& model, co
     r.bottleneck_group = b.group;
     r.t_hw_us = std::max(r.unfloored_us, model.floor_us);
     r.floored = model.floor_us > r.unfloored_us;
+    return r;
+}
+
+// One step of a dependent chain as a work model of its own: its work, spread over at most
+// items_per_step items.
+WorkModel chain_step(const DependentChain& chain) {
+    WorkModel step;
+    step.vector = chain.vector;
+    step.contractions = chain.contractions;
+    step.cube_vector_bytes = chain.cube_vector_bytes;
+    step.parallel_items = chain.items_per_step;
+    return step;
+}
+
+}  // namespace
+
+HapResult solve_for_choice(const WorkModel& work, const HardwareModel& model, const ImplementationChoice& choice) {
+    HapResult r = solve_without_chain(work, model, choice);
+    if (!(work.chain.steps > 0)) return r;
+    // The steps run one after another, each on the units a step can use: the busiest unit's
+    // time of one step, times the steps. Where that exceeds the case's throughput bound, the
+    // chain binds and names the bottleneck.
+    const HapResult step = solve_without_chain(chain_step(work.chain), model, choice);
+    r.chain_us = std::ceil(work.chain.steps) * step.unfloored_us;
+    if (r.chain_us > r.unfloored_us) {
+        r.unfloored_us = r.chain_us;
+        r.bottleneck_unit = step.bottleneck_unit;
+        r.bottleneck_group = step.bottleneck_group;
+        r.chain_bound = true;
+        r.t_hw_us = std::max(r.unfloored_us, model.floor_us);
+        r.floored = model.floor_us > r.unfloored_us;
+    }
     return r;
 }
 

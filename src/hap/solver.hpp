@@ -37,6 +37,11 @@ struct HapResult {
     std::string bottleneck_group;          // the label reported per case (Memory, Vector, ...)
     ImplementationChoice choice;           // the choice that attained the minimum
     double choices_searched = 0;           // how many choices solve() compared
+    // A case with a dependent chain (WorkModel::chain): its steps' time under the winning
+    // choice, and whether it, not the case's total work, set unfloored_us (the bottleneck is
+    // then the busiest unit of one step).
+    double chain_us = 0;
+    bool chain_bound = false;
 };
 
 // The choices the solver minimises over for this case on this model.

@@ -54,6 +54,22 @@ struct Contraction {
     bool vector_ok = false;         // a vector-unit implementation is valid (small m or n)
 };
 
+// A chain of dependent steps (a recurrence: step t needs step t - 1's result). The steps run
+// one after another, and within one step at most `items_per_step` independent items can be
+// spread over the cores (gru and lstm: batch x hidden, one hidden unit of one sequence each).
+// The solver prices one step's work with that parallelism under the same implementation
+// choice as the rest of the case and charges `steps` of them: T_HW is at least that long, even
+// where the case's total work alone would spread over more cores (docs/hap.md, "Dependent
+// chains"). The step's work is also part of the case's own totals (bytes, vector,
+// contractions): the chain adds a bound, never work.
+struct DependentChain {
+    double steps = 0;                       // 0: the case has no chain
+    double items_per_step = 1;
+    std::vector<VectorWork> vector;         // one step's vector work
+    std::vector<Contraction> contractions;  // one step's contractions
+    double cube_vector_bytes = 0;           // one step's matrix-to-vector crossing
+};
+
 struct WorkModel {
     double bytes_read = 0;     // compulsory reads from main/global memory
     double bytes_written = 0;  // compulsory writes
@@ -90,6 +106,9 @@ struct WorkModel {
     // with add_formula (ops/formula_count.hpp). Matrix work needs no separate count: the
     // convention prices `contractions` and `matrix` as MACs.
     std::vector<VectorWork> formula;
+
+    // --- Dependent steps (issue 18: recurrences), see DependentChain. ---
+    DependentChain chain;
 
     void add_vector(OpClass c, DType t, double n) { vector.push_back({c, t, n}); }
     void add_vector_io(DType t, double n) { vector_io.push_back({t, n}); }

@@ -24,6 +24,7 @@ struct In {
     DType dtype;
     std::optional<ValueRange> range = std::nullopt;
     bool is_list = false;
+    bool present = true;  // false: an optional input left out
 };
 
 Problem problem_for(const std::string& op, const std::vector<In>& inputs, AttrMap attrs = {}) {
@@ -43,6 +44,7 @@ Problem problem_for(const std::string& op, const std::vector<In>& inputs, AttrMa
         ci.dtype = in.dtype;
         ci.range = in.range;
         ci.is_list = in.is_list;
+        ci.present = in.present;
         c.inputs.push_back(ci);
     }
     return resolve_problem(it->second, *o, c);
@@ -281,6 +283,72 @@ TEST(ConventionCounts, UnsortedSegmentSum) {
     EXPECT_EQ(ops_in(work_of(problem_for("unsorted_segment_sum", {{{{4, 3}}, DType::i32}, {{{4}}, DType::i32, ValueRange{0, 1}}}, two)),
                      DType::i32),
               12);
+}
+
+// ---- level 4 (l4b) ----
+
+// gru per hidden unit and step: r, z (3 adds, then sigmoid: negate, exp, add, div), n (3 adds,
+// mul, tanh), h' (2 adds, 2 muls) = add 15, mul 3, exp 2, div 2, tanh 1 = 32 with bias, 26 without
+// (one add per gate); in fp32, +2 casts for half inputs. S = 3, B = 2, H = 4, 2 layers x 2
+// directions: 24 units in each of 4 cells.
+TEST(ConventionCounts, Gru) {
+    auto count = [](DType t, bool bias) {
+        const std::vector<Shape> ih = {{12, 5}, {12, 5}, {12, 8}, {12, 8}}, hh(4, Shape{12, 4}), b(4, Shape{12});
+        std::vector<In> inputs = {{{{3, 2, 5}}, t}, {ih, t, std::nullopt, true}, {hh, t, std::nullopt, true}};
+        const In none{{}, t, std::nullopt, true, false};
+        if (bias) inputs.push_back({b, t, std::nullopt, true}), inputs.push_back({b, t, std::nullopt, true});
+        else inputs.push_back(none), inputs.push_back(none);
+        inputs.push_back({{}, t, std::nullopt, false, false});  // h0
+        Problem p = problem_for("gru", inputs,
+                                attrs({{"inputSize", i(5)}, {"hiddenSize", i(4)}, {"numLayers", i(2)},
+                                       {"bidirectional", AttrValue::of_bool(true)}, {"bias", AttrValue::of_bool(bias)}}));
+        return ops_in(work_of(p), DType::f32);
+    };
+    const double units = 3 * 2 * 4 * 4;
+    EXPECT_EQ(count(DType::f32, true), units * 32);
+    EXPECT_EQ(count(DType::f32, false), units * 26);
+    EXPECT_EQ(count(DType::bf16, true), units * 34);
+    EXPECT_EQ(count(DType::f16, true), units * 34);
+}
+
+// lstm per hidden unit and step: 4 gates x 3 adds, 3 sigmoids x (negate, exp, add, div), g's
+// tanh, c' = f c + i g (2 muls, add), h' = o tanh(c') (mul, tanh) = add 19, mul 3, exp 3, div 3,
+// tanh 2 = 44 with bias, 36 without; the projection is matrix work. S = 2, B = 3, H = 4, one cell.
+TEST(ConventionCounts, Lstm) {
+    auto count = [](DType t, bool bias, std::int64_t proj) {
+        const std::int64_t hs = proj ? proj : 4;
+        std::vector<In> inputs = {{{{2, 3, 6}}, t}, {{{16, 6}}, t, std::nullopt, true}, {{{16, hs}}, t, std::nullopt, true}};
+        const In none{{}, t, std::nullopt, true, false};
+        if (bias) inputs.push_back({{{16}}, t, std::nullopt, true}), inputs.push_back({{{16}}, t, std::nullopt, true});
+        else inputs.push_back(none), inputs.push_back(none);
+        inputs.push_back(proj ? In{{{proj, 4}}, t, std::nullopt, true} : none);
+        inputs.push_back({{}, t, std::nullopt, false, false});  // h0
+        inputs.push_back({{}, t, std::nullopt, false, false});  // c0
+        Problem p = problem_for("lstm", inputs,
+                                attrs({{"inputSize", i(6)}, {"hiddenSize", i(4)}, {"projSize", i(proj)},
+                                       {"bias", AttrValue::of_bool(bias)}}));
+        return ops_in(work_of(p), DType::f32);
+    };
+    const double units = 2 * 3 * 4;
+    EXPECT_EQ(count(DType::f32, true, 0), units * 44);
+    EXPECT_EQ(count(DType::f32, false, 0), units * 36);
+    EXPECT_EQ(count(DType::f32, true, 2), units * 44);
+    EXPECT_EQ(count(DType::f16, true, 0), units * 46);
+}
+
+// grouped_matmul_swiglu_quant per activation (M x N/2): dequantize both halves (2 casts, 4 muls),
+// SiLU t sigmoid(t) (negate, exp, add, div, mul), the gating mul, |act| and the row max, the
+// division by y_scale and its rounding: cast 3 + mul 6 + add 2 + exp 2 + div 8 + abs 1 + cmp 1 =
+// 23, in fp32; the products are matrix work.
+TEST(ConventionCounts, GroupedMatmulSwigluQuant) {
+    AttrValue groups;
+    groups.type = AttrType::int_list;
+    groups.ints = {3, 3, 5};
+    Problem p = problem_for("grouped_matmul_swiglu_quant",
+                            {{{{5, 7}}, DType::i8}, {{{3, 7, 8}}, DType::i8}, {{{3, 8}}, DType::f32}, {{{5}}, DType::f32}},
+                            attrs({{"group_list", groups}}));
+    EXPECT_EQ(ops_in(work_of(p), DType::f32), 5 * 4 * 23.0);
+    EXPECT_EQ(ops_total(work_of(p)), 5 * 4 * 23.0);
 }
 
 // Every registered operator counts its formula: the convention refuses a work model without

@@ -7,6 +7,9 @@
 
 #include "hap/hardware_model.hpp"
 #include "hap/solver.hpp"
+#include "ops/registry.hpp"
+#include "ops/resolve.hpp"
+#include "spec/proto.hpp"
 
 namespace hb {
 namespace {
@@ -239,6 +242,49 @@ TEST(HapExamples, CubeVectorCrossingGoesThroughGlobalMemoryOn910B) {
     WorkModel x = w;
     x.cube_vector_bytes = 0;
     EXPECT_DOUBLE_EQ(g.unit_us.at("hbm"), solve(x, h100).unit_us.at("hbm"));
+}
+
+// Example 5: a recurrence whose steps bind (docs/hap.md, "Dependent chains"). lstm fp16,
+// S = 339, B = 31, I = 32, H = 48, one layer, one direction, with biases, on the H200. The SFU
+// binds: per hidden unit and step 3 exp (the sigmoids' e^-x), 3 div (their reciprocals) and
+// 2 tanh = 8 special-function results, at 16 lanes x 1.98 GHz = 3.168e10 per SM. Over the whole
+// case 339 x 31 x 48 = 504,432 units spread over 132 SMs, 3822 on the busiest: 3822 x 8 /
+// 3.168e10 = 0.9652 us. But a step can only spread its own 31 x 48 = 1488 units, 12 on the
+// busiest SM, and the 339 steps run one after another: 339 x 12 x 8 / 3.168e10 = 1.0273 us,
+// which is T_HW (above the 1 us floor), bottleneck sfu.
+TEST(HapExamples, RecurrenceChainBindsOnTheH200) {
+    const Operator* op = find_operator("lstm");
+    ASSERT_NE(op, nullptr);
+    static const Proto proto = load_proto(std::string(HB_SOURCE_DIR) + "/suite/level4/lstm/proto.yaml", "lstm", 4);
+    CaseSpec c;
+    c.op = "lstm";
+    c.case_id = 1;
+    c.attrs = {{"inputSize", AttrValue::of_int(32)}, {"hiddenSize", AttrValue::of_int(48)}};
+    auto input = [](std::vector<Shape> shapes, bool list, bool present = true) {
+        CaseInput in;
+        in.shapes = std::move(shapes);
+        in.dtype = DType::f16;
+        in.is_list = list;
+        in.present = present;
+        return in;
+    };
+    c.inputs = {input({{339, 31, 32}}, false), input({{192, 32}}, true), input({{192, 48}}, true), input({{192}}, true),
+                input({{192}}, true),          input({}, true, false),     input({}, false, false),   input({}, false, false)};
+    const Problem p = resolve_problem(proto, *op, c);
+    const WorkModel w = op->work(p);
+    EXPECT_DOUBLE_EQ(w.chain.steps, 339);
+    EXPECT_DOUBLE_EQ(w.chain.items_per_step, 31 * 48);
+    const HardwareModel h200 = load_hardware_model("h200");
+    const HapResult r = solve(w, h200);
+    const double sfu_per_sm = 16 * 1.98e9;
+    EXPECT_NEAR(r.unit_us.at("sfu"), 3822 * 8 / sfu_per_sm * 1e6, 1e-9);
+    EXPECT_NEAR(r.unit_us.at("sfu"), 0.9652, 1e-4);
+    EXPECT_NEAR(r.chain_us, 339 * 12 * 8 / sfu_per_sm * 1e6, 1e-9);
+    EXPECT_NEAR(r.chain_us, 1.0273, 1e-4);
+    EXPECT_TRUE(r.chain_bound);
+    EXPECT_DOUBLE_EQ(r.t_hw_us, r.chain_us);
+    EXPECT_EQ(r.bottleneck_unit, "sfu");
+    EXPECT_FALSE(r.floored);
 }
 
 // Every shipped model loads and solves the same work (issue 3: NVIDIA and CPU parity).

@@ -172,6 +172,45 @@ TEST(Solver, DtypeWithoutARateIsAnErrorNamingUnitAndDtype) {
     }
 }
 
+// A recurrence: 100 steps of 2 items each on four cores. The total work alone would spread over
+// every core; the chain keeps each step on two, so T_HW is the steps' time, and says so.
+TEST(Solver, DependentChainBindsWhenAStepHasFewerItemsThanCores) {
+    WorkModel w = elementwise(2e5, OpClass::exp, DType::f32, 0);
+    w.parallel_items = 2e5;
+    w.chain.steps = 100;
+    w.chain.items_per_step = 2;
+    w.chain.vector.push_back({OpClass::exp, DType::f32, 2e3});  // one step: a hundredth of the work
+    const HapResult r = solve(w, toy_model());
+    // Throughput: 2e5 exps x 10 flops / 1e9 over 4 cores = 500 us; chain: 100 steps of 2e3
+    // exps on two cores (one item each): 100 x 2e3 x 10 / 1e9 / 2 = 1000 us.
+    EXPECT_DOUBLE_EQ(r.unit_us.at("vector"), 2e5 * 10 / 1e9 / 4 * 1e6);
+    EXPECT_DOUBLE_EQ(r.chain_us, 100 * 2e3 * 10 / 1e9 / 2 * 1e6);
+    EXPECT_TRUE(r.chain_bound);
+    EXPECT_DOUBLE_EQ(r.t_hw_us, r.chain_us);
+    EXPECT_EQ(r.bottleneck_unit, "vector");
+
+    // With as many items per step as cores the chain costs what the total costs: it does not bind.
+    w.chain.items_per_step = 4;
+    const HapResult wide = solve(w, toy_model());
+    EXPECT_FALSE(wide.chain_bound);
+    EXPECT_DOUBLE_EQ(wide.chain_us, 100 * 2e3 * 10 / 1e9 / 4 * 1e6);
+    EXPECT_DOUBLE_EQ(wide.t_hw_us, wide.unit_us.at("vector"));
+
+    // Three items on four cores: a step still uses only three.
+    w.chain.items_per_step = 3;
+    EXPECT_DOUBLE_EQ(solve(w, toy_model()).chain_us, 100 * 2e3 * 10 / 1e9 / 3 * 1e6);
+}
+
+TEST(Solver, DependentChainStepCountMustBeFinite) {
+    WorkModel w = elementwise(100, OpClass::add, DType::f32, 4);
+    w.chain.steps = INFINITY;
+    w.chain.items_per_step = 1;
+    EXPECT_THROW(solve(w, toy_model()), Error);
+    w.chain.steps = 5;
+    w.chain.items_per_step = 0;
+    EXPECT_THROW(solve(w, toy_model()), Error);
+}
+
 TEST(Solver, ShippedCpuExampleSolvesAnElementwiseCase) {
     const HardwareModel m = load_hardware_model("cpu-example");
     const HapResult r = solve(elementwise(1 << 20, OpClass::exp, DType::f32, 4), m);

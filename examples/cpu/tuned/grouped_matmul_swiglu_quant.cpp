@@ -1,0 +1,1 @@
+../reference/grouped_matmul_swiglu_quant.cpp
