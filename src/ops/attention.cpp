@@ -262,7 +262,11 @@ void add_attention_work(WorkModel& w, const AttentionWork& a) {
     w.add_vector(OpClass::add, DType::f32, 2 * a.allowed_scores);
     w.add_vector(OpClass::exp, DType::f32, a.allowed_scores);
     w.add_vector(OpClass::mul, DType::f32, a.q_elements + a.y_elements);
-    w.cube_vector_bytes = a.allowed_scores * static_cast<double>(4 + dtype_size(a.dtype));
+    // No cube_vector_bytes: on hardware whose cube and vector cores meet in global memory
+    // (Ascend 910B) the scores' trip there is already the QK contraction's result, which the
+    // model sends through FixPipe, as it does the PV partial sums; the crossing would charge
+    // the scores a second time on FixPipe (and the probabilities' way back, which MTE3 writes,
+    // to FixPipe as well), and the bound must not exceed what a fused kernel moves.
     // cann-bench (docs/hap.md): per allowed score mul (scale) + exp 2 + add (sum) + div 4 = 8;
     // per masked score a select (the mask), 1.
     add_formula_terms(w, a.dtype, FormulaMath::in_fp32, a.allowed_scores,
@@ -270,7 +274,7 @@ void add_attention_work(WorkModel& w, const AttentionWork& a) {
     if (a.masked_scores > 0) add_formula_terms(w, a.dtype, FormulaMath::in_fp32, a.masked_scores, {{OpClass::select, 1}});
 }
 
-ValueRange attention_score_range(const CaseDraw& d) {
+ValueRange attention_input_range(const CaseDraw& d) {
     if (d.range_group == RangeGroup::type_boundary || d.range_group == RangeGroup::special_inf ||
         d.range_group == RangeGroup::special_nan || d.range_group == RangeGroup::zero)
         return d.range;

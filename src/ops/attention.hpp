@@ -93,11 +93,12 @@ void attention_sparse(const AttentionGeometry& g, const T* q, const T* k, const 
 // is given floor(allowed_scores / (batch * rows)) keys, so the MACs never exceed the allowed
 // pairs'. Per allowed score the online softmax: running max (cmp), shifted score (add), exp,
 // running sum (add); the scale is folded into q (a mul per q element) and 1/sum into y (a mul
-// per y element). Scores leave the matrix stage in fp32 and come back as probabilities in the
-// input dtype (cube_vector_bytes). The caller states bytes, parallel items and the innermost
-// dim. The cann-bench formula (docs/hap.md), without casts (the softmax reads the
-// contractions' fp32 result): per allowed score the scale's mul and softmax's exp, sum add
-// and div; per masked score the mask's select.
+// per y element). The contractions' fp32 results are the scores and partial sums a fused
+// kernel hands from the matrix to the vector stage (on the Ascend 910B through global memory,
+// via FixPipe); no cube_vector_bytes on top (attention.cpp says why). The caller states bytes,
+// parallel items and the innermost dim. The cann-bench formula (docs/hap.md), without casts
+// (the softmax reads the contractions' fp32 result): per allowed score the scale's mul and
+// softmax's exp, sum add and div; per masked score the mask's select.
 struct AttentionWork {
     DType dtype = DType::f16;
     double batch = 1;
@@ -110,15 +111,17 @@ void add_attention_work(WorkModel& w, const AttentionWork& a);
 
 // ---- Case sizing (the cpu profile's attention cases) ----------------------------------------
 
-// The range query and key are drawn from: the case's range scaled down to a magnitude of at most
-// 2, except in the type-boundary, special-value and zero cases, which keep it (value always
-// keeps it). Trained models' scores are O(10); with query and key in the hundreds the softmax
-// becomes an argmax over scores of 1e5, whose near-ties an fp32 kernel resolves with errors of
-// 1e-3 in the score (products of halves are exact in fp32, their sums are not), and outputs
-// that mix two values cancel to small results with a few percent of error in the precision
-// gate's normal region: a few outputs per large case, against none in the same-precision
-// reference, fail a correct fp32 kernel at random (observed on mla public case 5, [-200, 200]).
-ValueRange attention_score_range(const CaseDraw& d);
+// The range every input is drawn from: the case's range scaled down to a magnitude of at most
+// 2, except in the type-boundary, special-value and zero cases, which keep it. Attention reads
+// normalized activations; wider ranges make fp32 arithmetic, which every practical kernel
+// uses, differ from the fp64 golden by more than the precision gate's absolute bounds on a
+// random handful of outputs per case, so that a correct kernel fails at random (seen: query
+// and key at [-200, 200] make the softmax an argmax whose near-ties fp32 scores resolve with
+// a few percent of error on mla public case 5; values at [-10000, 10000] averaged over a few
+// keys cancel to 1e-5 with fp32 errors of 1e-5, 3 small-value errors against none in the
+// same-precision reference). Type boundaries keep their range on every input: the softmax is
+// then an argmax and y a copy of one value.
+ValueRange attention_input_range(const CaseDraw& d);
 
 // Query length against key length: prefill S = Skv; decode S = 1; multi-token prediction
 // S = 2 or 4 (< Skv); cross-attention S = Skv * ratio (ratio != 1; above 1 with a causal mask,

@@ -80,11 +80,12 @@ class MhaOp final : public OperatorWithCompute<MhaOp> {
     std::string name() const override { return "mha"; }
     int level() const override { return 4; }
     std::string baseline_description() const override {
-        return "oneDNN matmul for the scores (query x key^T per batch and head, strided views of BSND, fp32 "
-               "scores, the scale as an output scale and the causal mask as a binary_add post-op), oneDNN "
-               "softmax_forward over the keys, and a second oneDNN matmul of the probabilities (in the input dtype) "
-               "with value writing y in place: PyTorch's math attention path on oneDNN. Half-precision operands "
-               "oneDNN cannot multiply on this CPU are widened to fp32 first; masked keys' values are never read";
+        return "PyTorch's math attention on oneDNN, one primitive per step: query and key copied into contiguous "
+               "[B Nkv, G S, D] and [B Nkv, Skv, D] blocks (bfloat16 where oneDNN has a jit bf16 matmul, else fp32), a "
+               "oneDNN matmul for the fp32 scores with the scale as an output scale, a oneDNN binary_add of the causal "
+               "mask, oneDNN softmax_forward, an fp32 oneDNN matmul with value widened to fp32, y copied back and "
+               "narrowed; inputs holding inf or NaN take a threaded fp32 loop (oneDNN's softmax drops NaN, and "
+               "masked keys must take no part)";
     }
 
     std::vector<ArgSpec> infer_outputs(const Problem& p) const override {
@@ -161,10 +162,11 @@ class MhaOp final : public OperatorWithCompute<MhaOp> {
         out.inputs.at(0).shapes = {Shape{c.batch, c.q_len, heads, dim}};
         out.inputs.at(1).shapes = {Shape{c.batch, c.kv_len, heads, dim}};
         out.inputs.at(2).shapes = {Shape{c.batch, c.kv_len, heads, dim}};
-        // Query and key at most +-2 (attention_score_range); value takes the case's range.
-        const ValueRange score_range = attention_score_range(sampler.draw());
-        out.inputs.at(0).range = score_range;
-        out.inputs.at(1).range = score_range;
+        // Inputs at most +-2 outside the type-boundary, special-value and zero cases (attention_input_range).
+        const ValueRange input_range = attention_input_range(sampler.draw());
+        out.inputs.at(0).range = input_range;
+        out.inputs.at(1).range = input_range;
+        out.inputs.at(2).range = input_range;
         out.attrs = {{"scaleValue", AttrValue::of_float(plan.scale)}, {"is_causal", AttrValue::of_bool(plan.causal)}};
     }
 

@@ -99,11 +99,12 @@ class MlaOp final : public OperatorWithCompute<MlaOp> {
     std::string name() const override { return "mla"; }
     int level() const override { return 4; }
     std::string baseline_description() const override {
-        return "oneDNN matmul for the scores, q_nope x k_nope^T with q_rope x k_rope^T accumulated by a sum post-op "
-               "(no concatenated copy), strided views of BSND or BNSD, fp32 scores, the scale as an output scale and "
-               "the causal mask as a binary_add post-op; oneDNN softmax_forward over the keys; a second oneDNN matmul "
-               "of the probabilities (input dtype) with v writing y in place. Half-precision operands oneDNN cannot "
-               "multiply on this CPU are widened to fp32 first; masked keys' values are never read";
+        return "PyTorch's math attention on oneDNN, one primitive per step: query and key copied into contiguous "
+               "[B Nkv, G S, D] and [B Nkv, Skv, D] blocks (bfloat16 where oneDNN has a jit bf16 matmul, else fp32), a "
+               "oneDNN matmul for the fp32 scores with the scale as an output scale, a oneDNN binary_add of the causal "
+               "mask, oneDNN softmax_forward, an fp32 oneDNN matmul with value widened to fp32, y copied back and "
+               "narrowed (q = [q_nope | q_rope], k = [k_nope | k_rope] concatenated in the copies, BSND or BNSD); inputs holding inf or NaN take a threaded fp32 loop (oneDNN's softmax drops NaN, and "
+               "masked keys must take no part)";
     }
     // q_rope and k_rope's innermost dim is the rotary width d_rope (64 in DeepSeek's MLA, 32 or
     // 64 here), never 512 bytes.
@@ -192,12 +193,13 @@ class MlaOp final : public OperatorWithCompute<MlaOp> {
         out.inputs.at(2).shapes = {attention_shape(layout, c.batch, c.kv_len, kv_heads, d_nope)};
         out.inputs.at(3).shapes = {attention_shape(layout, c.batch, c.kv_len, kv_heads, d_rope)};
         out.inputs.at(4).shapes = {attention_shape(layout, c.batch, c.kv_len, kv_heads, d_nope)};
-        // Query and key at most +-2 (attention_score_range); value takes the case's range.
-        const ValueRange score_range = attention_score_range(sampler.draw());
-        out.inputs.at(0).range = score_range;
-        out.inputs.at(1).range = score_range;
-        out.inputs.at(2).range = score_range;
-        out.inputs.at(3).range = score_range;
+        // Inputs at most +-2 outside the type-boundary, special-value and zero cases (attention_input_range).
+        const ValueRange input_range = attention_input_range(sampler.draw());
+        out.inputs.at(0).range = input_range;
+        out.inputs.at(1).range = input_range;
+        out.inputs.at(2).range = input_range;
+        out.inputs.at(3).range = input_range;
+        out.inputs.at(4).range = input_range;
         out.attrs = {{"numKVHeads", AttrValue::of_int(kv_heads)},
                      {"scaleValue", AttrValue::of_float(plan.scale)},
                      {"inputLayout", AttrValue::of_string(layout == AttentionLayout::bsnd ? "BSND" : "BNSD")},

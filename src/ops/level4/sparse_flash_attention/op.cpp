@@ -340,11 +340,11 @@ class SparseFlashAttentionOp final : public OperatorWithCompute<SparseFlashAtten
         out.inputs.at(3).shapes = {attention_shape(layout, batch, s1, kv_heads, top_k)};
         out.inputs.at(3).dtype = DType::i32;
         out.inputs.at(3).range = ValueRange{0, static_cast<double>(s2 - 1)};  // fix_inputs redraws them
-        // Query and key at most +-2 (attention_score_range); value is a copy of key (fix_inputs).
-        const ValueRange score_range = attention_score_range(sampler.draw());
-        out.inputs.at(0).range = score_range;
-        out.inputs.at(1).range = score_range;
-        out.inputs.at(2).range = score_range;
+        // Inputs at most +-2 outside the type-boundary, special-value and zero cases (attention_input_range).
+        const ValueRange input_range = attention_input_range(sampler.draw());
+        out.inputs.at(0).range = input_range;
+        out.inputs.at(1).range = input_range;
+        out.inputs.at(2).range = input_range;
         out.attrs = {{"scaleValue", AttrValue::of_float(scale)},
                      {"inputLayout", AttrValue::of_string(layout == AttentionLayout::bsnd ? "BSND" : "BNSD")},
                      {"is_causal", AttrValue::of_bool(plan.causal)}};
