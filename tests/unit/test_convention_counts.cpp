@@ -349,6 +349,60 @@ TEST(ConventionCounts, GroupedMatmulSwigluQuant) {
                             attrs({{"group_list", groups}}));
     EXPECT_EQ(ops_in(work_of(p), DType::f32), 5 * 4 * 23.0);
     EXPECT_EQ(ops_total(work_of(p)), 5 * 4 * 23.0);
+// ---- level 4 (l4a): attention ----
+
+// Per allowed score the scale's mul, softmax's exp (2), sum add and div (4) = 8 at the fp32 rate,
+// without casts (the softmax reads the scores' fp32 contraction); per masked score the mask's
+// select. S = 2, Skv = 3, causal: 2 + 3 allowed of 6 per head; 2 heads.
+TEST(ConventionCounts, MhaAndGqa) {
+    const AttrMap causal = attrs({{"is_causal", AttrValue::of_bool(true)}});
+    for (const std::string op : {"mha", "gqa"}) {
+        const WorkModel w =
+            work_of(problem_for(op, {{{{1, 2, 2, 4}}, DType::bf16}, {{{1, 3, 2, 4}}, DType::bf16}, {{{1, 3, 2, 4}}, DType::bf16}}, causal));
+        EXPECT_EQ(ops_in(w, DType::f32), 2 * (5 * 8 + 1)) << op;
+        EXPECT_EQ(ops_total(w), ops_in(w, DType::f32)) << op;
+    }
+    // Not causal, fp16: 6 scores a head, no select; still fp32 (the scores are fp32).
+    const WorkModel h =
+        work_of(problem_for("gqa", {{{{1, 2, 4, 4}}, DType::f16}, {{{1, 3, 2, 4}}, DType::f16}, {{{1, 3, 2, 4}}, DType::f16}}));
+    EXPECT_EQ(ops_in(h, DType::f32), 4 * 6 * 8);
+    EXPECT_EQ(ops_in(h, DType::f16), 0);
+}
+
+TEST(ConventionCounts, Mla) {
+    const Problem p = problem_for("mla",
+                                  {{{{1, 3, 2, 8}}, DType::f16}, {{{1, 3, 2, 2}}, DType::f16}, {{{1, 3, 1, 8}}, DType::f16},
+                                   {{{1, 3, 1, 2}}, DType::f16}, {{{1, 3, 1, 8}}, DType::f16}},
+                                  attrs({{"is_causal", AttrValue::of_bool(true)}}));
+    // S = Skv = 3, causal: 6 allowed and 3 masked scores per head.
+    EXPECT_EQ(ops_in(work_of(p), DType::f32), 2 * (6 * 8 + 3));
+    EXPECT_EQ(all_input_bytes(p), (3 * 2 * 10 + 3 * 18) * 2.0);
+}
+
+// The gather moves topK (Dk + Dv) elements per (b, s1, n2), a select each in the input dtype
+// (fp16 natively); then the attention count per listed score (8 allowed, select masked).
+TEST(ConventionCounts, SparseFlashAttention) {
+    const Problem p = problem_for("sparse_flash_attention",
+                                  {{{{1, 2, 4, 6}}, DType::f16}, {{{1, 10, 2, 6}}, DType::f16}, {{{1, 10, 2, 4}}, DType::f16},
+                                   {{{1, 2, 2, 3}}, DType::i32, ValueRange{0, 9}}},
+                                  attrs({{"scaleValue", f(0.5)}}));
+    const WorkModel w = work_of(p);
+    EXPECT_EQ(ops_in(w, DType::f16), 2 * 2 * 3 * 10);
+    EXPECT_EQ(ops_in(w, DType::f32), 4 * 2 * 3 * 8);
+    EXPECT_EQ(all_input_bytes(p), (2 * 4 * 6 + 10 * 2 * 10) * 2.0 + 2 * 2 * 3 * 4);
+}
+
+// RMSNorm x^2, the mean's sum, the reciprocal root and gamma = 4 per normalized element (Hcq +
+// Hckv per token); RoPE 2 mul, add and half a negation = 3.5 per rotated element ((N + 1) Dr per
+// token); fp32 without casts.
+TEST(ConventionCounts, MlaProlog) {
+    const std::int64_t t = 3, he = 16, cq = 8, n = 2, d = 4, ckv = 6, dr = 4;
+    const Problem p = problem_for("mla_prolog",
+                                  {{{{1, t, he}}, DType::bf16}, {{{he, cq}}, DType::bf16}, {{{cq, n * (d + dr)}}, DType::bf16},
+                                   {{{n, d, ckv}}, DType::bf16}, {{{he, ckv + dr}}, DType::bf16}, {{{cq}}, DType::bf16},
+                                   {{{ckv}}, DType::bf16}, {{{1, t, dr}}, DType::bf16}, {{{1, t, dr}}, DType::bf16}},
+                                  attrs({{"n_heads", i(n)}}));
+    EXPECT_EQ(ops_in(work_of(p), DType::f32), t * (4.0 * (cq + ckv) + 3.5 * (n + 1) * dr));
 }
 
 // Every registered operator counts its formula: the convention refuses a work model without

@@ -1,0 +1,1 @@
+../reference/sparse_flash_attention.cpp
