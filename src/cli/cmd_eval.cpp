@@ -70,6 +70,7 @@ void add_eval(CLI::App& app, Action& action) {
     auto format = std::make_shared<std::string>("table");
     auto out_file = std::make_shared<std::string>();
     auto markdown_file = std::make_shared<std::string>();
+    auto html_file = std::make_shared<std::string>();
     cmd->add_option("--submission", o->submission_dir, "Directory with one <op>.cpp per operator")->required();
     cmd->add_option("--tasks", o->tasks_dir, "Tasks directory (levelN/<op>/proto.yaml, cases.yaml)")->capture_default_str();
     cmd->add_option("--op", o->ops, "Only these operators (repeatable)");
@@ -95,24 +96,18 @@ void add_eval(CLI::App& app, Action& action) {
         ->capture_default_str();
     cmd->add_flag("--recalibrate", o->recalibrate, "Measure this machine's peaks again and replace the cached model");
     cmd->add_option("--work-dir", o->work_dir, "Keep build outputs and worker logs here");
-    cmd->add_option("--format", *format, "Output on stdout: table, json or markdown")->capture_default_str();
+    cmd->add_option("--format", *format, "Output on stdout: table, json, markdown or html")->capture_default_str();
     cmd->add_option("--out", *out_file, "Also write the JSON results to this file");
     cmd->add_option("--markdown", *markdown_file, "Also write a Markdown summary to this file");
-    cmd->callback([&action, o, format, out_file, markdown_file, split] {
-        action = [o, format, out_file, markdown_file, split] {
+    cmd->add_option("--html", *html_file, "Also write the HTML report (one self-contained file with plots) to this file");
+    cmd->callback([&action, o, format, out_file, markdown_file, html_file, split] {
+        action = [o, format, out_file, markdown_file, html_file, split] {
             o->split = split->resolve();
             const auto reporter = make_reporter(*format);  // reject a bad format before the run
             const RunResult run = evaluate(*o, print_progress);
-            if (!out_file->empty()) {
-                std::ofstream f(*out_file);
-                if (!f) throw Error("cannot write " + *out_file);
-                make_reporter("json")->write(run, f);
-            }
-            if (!markdown_file->empty()) {
-                std::ofstream f(*markdown_file);
-                if (!f) throw Error("cannot write " + *markdown_file);
-                make_reporter("markdown")->write(run, f);
-            }
+            if (!out_file->empty()) write_report_file("json", run, *out_file);
+            if (!markdown_file->empty()) write_report_file("markdown", run, *markdown_file);
+            if (!html_file->empty()) write_report_file("html", run, *html_file);
             reporter->write(run, std::cout);
             for (const auto& op : run.operators)
                 for (const auto& c : op.cases)
