@@ -113,12 +113,12 @@ std::pair<int, int> png_size(const std::string& bytes) {
 }
 
 void screenshot_without_console_messages(const fs::path& page, const fs::path& work, const fs::path& png) {
-    const Rendered shot = render(page, work, "--window-size=1280,1800 --screenshot=" + png.string());
+    const Rendered shot = render(page, work, "--window-size=1280,2000 --screenshot=" + png.string());
     ASSERT_EQ(shot.exit_code, 0) << shot.log;
     EXPECT_EQ(console_lines(shot.log), "") << "the page logged to the console";
     const auto [width, height] = png_size(read_text(png));
     EXPECT_EQ(width, 1280);
-    EXPECT_EQ(height, 1800);
+    EXPECT_EQ(height, 2000);
     EXPECT_GT(fs::file_size(png), 20000u) << "a blank page compresses smaller";
 }
 
