@@ -77,11 +77,19 @@ void write_header(std::ostream& out, const RunResult& run) {
            "<a href=\"#plots\">plots</a><a href=\"#bottlenecks\">bottlenecks</a></nav>\n";
 }
 
+// The failures by status, then the operator's own message (a compile error's first line).
+std::string failures_cell(const OperatorResult& op) {
+    std::string text = failures_summary(op);
+    if (!op.message.empty() && op.state != "not_implemented") text += (text.empty() ? "" : "; ") + op.message;
+    return text;
+}
+
 void write_operator_table(std::ostream& out, const RunResult& run) {
     out << "<section id=\"operators\">\n<h2>Operators</h2>\n"
-           "<p class=\"note\">op score = 100 (0.2 compiled + 0.3 passed + 0.5 mean s_i over all cases); the tick marks "
-           "75, a correct kernel at baseline speed. s_i is 0.5 at the baseline and 1 at T_HW (its tick marks 0.5). "
-           "Speedup: geometric mean of T_base / T_cand. Click a column to sort.</p>\n"
+           "<p class=\"note\">op score = 100 (0.2 (N - structural failures) / N + 0.3 passed / N + 0.5 sum of s_i over "
+           "passing cases / N); its tick marks 75, a correct kernel at baseline speed. Mean s_i is over the passing "
+           "cases: 0.5 at the baseline, 1 at T_HW (its tick marks 0.5). Speedup: geometric mean of T_base / T_cand. "
+           "Click a column to sort.</p>\n"
            "<table class=\"sortable\" id=\"operator-table\"><thead><tr><th>operator</th><th class=\"num\">level</th>"
            "<th>state</th><th class=\"num\">pass</th><th>mean s_i</th><th>op score</th><th class=\"num\">speedup</th>"
            "<th>failures</th></tr></thead><tbody>\n";
@@ -99,7 +107,7 @@ void write_operator_table(std::ostream& out, const RunResult& run) {
         out << fmt::format("<td class=\"nowrap\" data-v=\"{}\">{}</td>", s.op_score, html::score_bar(s.op_score, 100, 75, fixed(s.op_score, 2)));
         out << fmt::format("<td class=\"num\" data-v=\"{}\">{}</td><td class=\"msg\">{}</td></tr>\n", op.geomean_speedup,
                            op.geomean_speedup > 0 ? fmt::format("{:.2f}x", op.geomean_speedup) : "-",
-                           escape(failures_summary(op) + (op.message.empty() ? "" : (failures_summary(op).empty() ? "" : "; ") + op.message)));
+                           escape(failures_cell(op)));
     }
     out << "</tbody></table>\n</section>\n";
 }
