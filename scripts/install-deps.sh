@@ -16,6 +16,8 @@ packages=(
   libopenblas-dev                  # fp64 goldens of the contraction operators (cblas_dgemm)
   libseccomp-dev                   # the candidate worker's system-call sandbox
   libgtest-dev                     # unit tests
+  chromium                         # tests: renders the HTML report headless (PNG, console, DOM)
+  fonts-dejavu-core                # the report's font, so its screenshots look the same everywhere
 )
 
 missing=()

@@ -70,6 +70,7 @@ void add_eval(CLI::App& app, Action& action) {
     auto format = std::make_shared<std::string>("table");
     auto out_file = std::make_shared<std::string>();
     auto markdown_file = std::make_shared<std::string>();
+    auto html_file = std::make_shared<std::string>();
     cmd->add_option("--submission", o->submission_dir, "Directory with one <op>.cpp per operator")->required();
     cmd->add_option("--tasks", o->tasks_dir, "Tasks directory (levelN/<op>/proto.yaml, cases.yaml)")->capture_default_str();
     cmd->add_option("--op", o->ops, "Only these operators (repeatable)");
@@ -95,16 +96,17 @@ void add_eval(CLI::App& app, Action& action) {
         ->capture_default_str();
     cmd->add_flag("--recalibrate", o->recalibrate, "Measure this machine's peaks again and replace the cached model");
     cmd->add_option("--work-dir", o->work_dir, "Keep build outputs and worker logs here");
-    cmd->add_option("--format", *format, "Output on stdout: table, json or markdown")->capture_default_str();
+    cmd->add_option("--format", *format, "Output on stdout: table, json, markdown or html")->capture_default_str();
     cmd->add_option("--out", *out_file, "Also write the JSON results to this file");
     cmd->add_option("--markdown", *markdown_file, "Also write a Markdown summary to this file");
-    cmd->callback([&action, o, format, out_file, markdown_file, split] {
-        action = [o, format, out_file, markdown_file, split] {
+    cmd->add_option("--html", *html_file, "Also write the HTML report (one self-contained file with plots) to this file");
+    cmd->callback([&action, o, format, out_file, markdown_file, html_file, split] {
+        action = [o, format, out_file, markdown_file, html_file, split] {
             o->split = split->resolve();
             const auto reporter = make_reporter(*format);  // reject a bad format before the run
             // Open the result files before the run too: a path that cannot be written is
             // found now, not after the evaluation, whose results would be lost.
-            std::ofstream json_out, markdown_out;
+            std::ofstream json_out, markdown_out, html_out;
             auto open = [](std::ofstream& f, const std::string& path) {
                 if (path.empty()) return;
                 f.open(path);
@@ -112,9 +114,11 @@ void add_eval(CLI::App& app, Action& action) {
             };
             open(json_out, *out_file);
             open(markdown_out, *markdown_file);
+            open(html_out, *html_file);
             const RunResult run = evaluate(*o, print_progress);
             if (json_out.is_open()) make_reporter("json")->write(run, json_out);
             if (markdown_out.is_open()) make_reporter("markdown")->write(run, markdown_out);
+            if (html_out.is_open()) make_reporter("html")->write(run, html_out);
             reporter->write(run, std::cout);
             // NOT_RUN cases (operators hapbench does not implement) were not evaluated.
             for (const auto& op : run.operators)

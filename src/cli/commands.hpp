@@ -7,6 +7,10 @@
 #include <functional>
 #include <string>
 
+namespace hb {
+struct RunResult;
+}
+
 namespace hb::cli {
 
 using Action = std::function<int()>;
@@ -21,6 +25,11 @@ void add_gen_cases(CLI::App& app, Action& action);
 void add_check_cases(CLI::App& app, Action& action);
 void add_export(CLI::App& app, Action& action);
 void add_compare(CLI::App& app, Action& action);
+void add_report(CLI::App& app, Action& action);
+void add_diff(CLI::App& app, Action& action);
+
+// Writes `run` as `format` (table, json, markdown, html) to the file `path` (cmd_report.cpp).
+void write_report_file(const std::string& format, const RunResult& run, const std::string& path);
 
 // The repo's own suite/ directory (the default for --tasks).
 std::string default_tasks_dir();

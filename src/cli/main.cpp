@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
     hb::cli::add_check_cases(app, action);
     hb::cli::add_export(app, action);
     hb::cli::add_compare(app, action);
+    hb::cli::add_report(app, action);
+    hb::cli::add_diff(app, action);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -28,6 +28,15 @@ std::string status_name(CaseStatus s) {
     return "UNKNOWN";
 }
 
+std::optional<CaseStatus> status_from_name(std::string_view name) {
+    // not_run is the enum's last value: every status lies in [pass, not_run].
+    for (int k = 0; k <= static_cast<int>(CaseStatus::not_run); ++k) {
+        const auto s = static_cast<CaseStatus>(k);
+        if (status_name(s) == name) return s;
+    }
+    return std::nullopt;
+}
+
 bool is_structural_failure(CaseStatus s) {
     switch (s) {
         case CaseStatus::compile_error:

@@ -1,7 +1,9 @@
 // The status of one case (docs/results.md documents each value).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace hb {
 
@@ -25,10 +27,13 @@ enum class CaseStatus {
     delegation,              // the object calls a vendor library, dlopen/dlsym or raw syscall, or exports more than its entry points
     sandbox_violation,       // a system call outside the sandbox's allowlist, or forged harness messages
     resource_limit,          // the worker ran into its address-space, CPU-time or file-size limit
+    // Keep not_run last: status_from_name walks the enum up to it.
     not_run,                 // not evaluated (operator not implemented by hapbench, --no-run)
 };
 
 std::string status_name(CaseStatus s);  // "PASS", "PRECISION_FAIL", ...
+// The status named `name` (as status_name writes it); nullopt for any other string.
+std::optional<CaseStatus> status_from_name(std::string_view name);
 // Structural failures cost the case its compile credit (methodology 6).
 bool is_structural_failure(CaseStatus s);
 // Whether the outputs passed correctness (PASS and IMPOSSIBLE_TIME).

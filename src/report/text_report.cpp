@@ -6,42 +6,14 @@
 
 #include "core/error.hpp"
 #include "report/reporter.hpp"
+#include "report/run_summary.hpp"
 
 namespace hb {
 
 std::unique_ptr<Reporter> make_json_reporter();
+std::unique_ptr<Reporter> make_html_reporter();
 
 namespace {
-
-std::string us(double v) {
-    if (!(v > 0) || !std::isfinite(v)) return "-";
-    if (v >= 1e5) return fmt::format("{:.0f}", v);
-    if (v >= 100) return fmt::format("{:.1f}", v);
-    return fmt::format("{:.2f}", v);
-}
-
-std::map<std::string, int> status_counts(const OperatorResult& op) {
-    std::map<std::string, int> counts;
-    for (const auto& c : op.cases)
-        if (!c.passed()) ++counts[status_name(c.status)];
-    return counts;
-}
-
-std::string failures_summary(const OperatorResult& op) {
-    std::string s;
-    for (const auto& [name, n] : status_counts(op)) s += (s.empty() ? "" : ", ") + fmt::format("{} {}", n, name);
-    if (op.state == "not_implemented") return "not implemented by hapbench";
-    return s;
-}
-
-// A --no-perf run times nothing: its s_i are not zeros but absent, and its op scores hold
-// the compile and correctness terms only.
-bool perf_measured(const RunResult& run) { return !run.no_perf; }
-
-std::string hardware_line(const RunResult& run) {
-    if (!run.hardware) return run.no_perf ? "none (not used: --no-perf)" : "none";
-    return fmt::format("{} ({})", run.hardware->name, peak_origin_name(run.hardware->provenance.origin));
-}
 
 std::string cache_line(const RunResult& run) {
     const auto& c = run.caches;
@@ -52,19 +24,8 @@ std::string cache_line(const RunResult& run) {
     return s;
 }
 
-double mean_score(const OperatorResult& op) {
-    double sum = 0;
-    int n = 0;
-    for (const auto& c : op.cases)
-        if (c.passed()) {
-            sum += c.score_i;
-            ++n;
-        }
-    return n ? sum / n : 0;
-}
-
 std::string mean_score_cell(const RunResult& run, const OperatorResult& op) {
-    return perf_measured(run) ? fmt::format("{:.3f}", mean_score(op)) : "-";
+    return perf_measured(run) ? fmt::format("{:.3f}", mean_passing_score(op)) : "-";
 }
 
 const char* const kNoPerfNote =
@@ -140,7 +101,7 @@ class MarkdownReporter final : public Reporter {
             out << "|---:|---|---|---:|---:|---:|---|---:|\n";
             for (const auto& c : op.cases)
                 out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c.case_id, status_name(c.status),
-                                   c.signature, us(c.t_cand_us), us(c.t_base_us), us(c.t_hw_us), c.bottleneck,
+                                   c.signature, format_us(c.t_cand_us), format_us(c.t_base_us), format_us(c.t_hw_us), c.bottleneck,
                                    perf_measured(run) ? fmt::format("{:.3f}", c.score_i) : "-");
         }
     }
@@ -152,7 +113,8 @@ std::unique_ptr<Reporter> make_reporter(const std::string& format) {
     if (format == "table") return std::make_unique<TableReporter>();
     if (format == "json") return make_json_reporter();
     if (format == "markdown") return std::make_unique<MarkdownReporter>();
-    throw Error("unknown format '" + format + "' (known: table, json, markdown)");
+    if (format == "html") return make_html_reporter();
+    throw Error("unknown format '" + format + "' (known: table, json, markdown, html)");
 }
 
 }  // namespace hb
