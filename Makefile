@@ -1,5 +1,5 @@
 # hapbench: the two commands of the README, and a few helpers.
-#   make demo   install what is missing, build, evaluate examples/cpu/reference on the public suite (levels 1 and 2)
+#   make demo   install what is missing, build, evaluate examples/cpu/reference on the public suite (every level)
 #   make test   install what is missing, build, run every test
 BUILD ?= build
 JOBS ?= $(shell nproc)

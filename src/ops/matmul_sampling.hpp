@@ -10,8 +10,8 @@
 #include <cstdint>
 
 #include "core/dtype.hpp"
-#include "suite/case_sampler.hpp"
-#include "suite/case_spec.hpp"
+#include "spec/case_sampler.hpp"
+#include "spec/case_spec.hpp"
 
 namespace hb {
 

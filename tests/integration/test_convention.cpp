@@ -30,7 +30,8 @@ TEST(Convention, HapUnderCannBenchSolvesEveryShippedCaseAndLabelsIt) {
         EXPECT_EQ(row["status"], "ok");
         EXPECT_EQ(row["t_hw_convention"], "cann-bench");
         EXPECT_GE(row["t_hw_us"].get<double>(), 1.0);
-        EXPECT_TRUE(row["bottleneck"] == "MTE" || row["bottleneck"] == "Vector") << row["bottleneck"];
+        // Contractions (level 3 matmuls and convolutions, the recurrences) can be Cube-bound.
+        EXPECT_TRUE(row["bottleneck"] == "MTE" || row["bottleneck"] == "Vector" || row["bottleneck"] == "Cube") << row["bottleneck"];
         EXPECT_TRUE(row["unit_us"].contains(row["bottleneck_unit"].get<std::string>()));
     }
     const auto table = run_hapbench("hap --hardware ascend910b2 --convention cann-bench --op softmax");

@@ -51,7 +51,7 @@ TEST(Level3L3dSubmissions, TunedTopKAndTransposePassEveryPublicCaseAndAHiddenSpl
 // call's reported length is judged, and the cases get a T_HW and a score.
 TEST(Level3L3dSubmissions, TimedRunOfVariableLengthOutputsScores) {
     const auto r = run_hapbench("eval --submission " + reference + " --op unique --op nms --case 1 --case 2 --hardware cpu-example"
-                                " --warmup 1 --repeat 1 --max-repeat 2 --time-target 0.001 --format json");
+                                " --warmup 1 --min-calls 1 --max-calls 2 --format json");
     ASSERT_EQ(expect_all_passed(r), 4);
     const nlohmann::json run = r.json();
     for (const auto& c : run.at("cases")) {

@@ -69,7 +69,9 @@ TEST(WrongLevel3L3c, MoeGatingBreakingTiesTheOtherWayFails) {
     EXPECT_EQ(s.at(3), "PRECISION_FAIL");  // float32 zeros: uniform softmax, all tied
     EXPECT_EQ(s.at(4), "PRECISION_FAIL");  // bfloat16 zeros
     EXPECT_EQ(s.at(1), "PRECISION_FAIL");  // fp16 [-0.25, 0.25]: repeated values
-    EXPECT_EQ(s.at(5), "PASS");            // float32 [-10, 10]
+    // float32 [-10, 10] (case 5) is left out: among ~10^6 random fp32 logits in a narrow
+    // range a row can hold two equal values by chance (the inputs of generator 3 do), and then
+    // the wrong tie order is rightly caught there too.
     EXPECT_EQ(s.at(13), "PASS");           // float32 [-200, 200]
     EXPECT_GE(count_status(s, "PRECISION_FAIL"), 15) << describe(s);
 }

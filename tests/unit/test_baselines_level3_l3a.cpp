@@ -155,7 +155,9 @@ TEST(BaselinesLevel3L3a, WeightQuantBatchMatmulBothDtypesAndOptionalInputs) {
     // typical |y|: sqrt(k) x 0.58 x 74 x 0.05, k = 500: about 50.
     for (DType dtype : {DType::f16, DType::bf16}) {
         const DType bias = dtype == DType::f16 ? DType::f16 : DType::f32;
-        const double floor = dtype == DType::bf16 ? 0.1 : 1e-3;  // W' rounded to bf16: ~0.5% of the typical |y|
+        // W' rounded to bf16 carries up to 2^-9 of each product's magnitude (|W'| up to 12.7):
+        // about 0.16 of rms error over k = 500, single elements 4 sigma out (0.6 was seen).
+        const double floor = dtype == DType::bf16 ? 0.25 : 1e-3;
         for (std::int64_t m : {1, 20})
             check(baseline, {BaselineInput(dtype, {m, 500}, {-1, 1}), BaselineInput(DType::i8, {500, 90}, {-128, 127}),
                              BaselineInput(dtype, {90}, {0.001, 0.1}), BaselineInput(dtype, {90}, {-0.1, 0.1}),

@@ -349,6 +349,8 @@ TEST(ConventionCounts, GroupedMatmulSwigluQuant) {
                             attrs({{"group_list", groups}}));
     EXPECT_EQ(ops_in(work_of(p), DType::f32), 5 * 4 * 23.0);
     EXPECT_EQ(ops_total(work_of(p)), 5 * 4 * 23.0);
+}
+
 // ---- level 4 (l4a): attention ----
 
 // Per allowed score the scale's mul, softmax's exp (2), sum add and div (4) = 8 at the fp32 rate,

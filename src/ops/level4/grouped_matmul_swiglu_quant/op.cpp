@@ -230,7 +230,7 @@ class GroupedMatmulSwigluQuantOp final : public OperatorWithCompute<GroupedMatmu
         Rng& rng = sampler.rng();
         // Experts and the rows' distribution over them cycle: every E of the reference
         // (1, 2, 4, 8, 16) with balanced, skewed and (E >= 4) two-empty-group distributions.
-        const std::int64_t experts = sampler.cycle(std::vector<std::int64_t>{8, 1, 4, 16, 2, 4, 8, 16, 2, 8});
+        std::int64_t experts = sampler.cycle(std::vector<std::int64_t>{8, 1, 4, 16, 2, 4, 8, 16, 2, 8});
         const int distribution = sampler.cycle(std::vector<int>{0, 1, 2});  // balanced, skewed, two empty
         const double target = static_cast<double>(level4_budgeted_elements(sampler));
         const Profile& prof = sampler.profile();
@@ -261,11 +261,29 @@ class GroupedMatmulSwigluQuantOp final : public OperatorWithCompute<GroupedMatmu
             const auto& g = sampler.pick(good);
             best_m = g[0], best_k = g[1], best_n = g[2];
         }
-        if (best_m == 0)
-            throw Error("grouped_matmul_swiglu_quant: no shape with " + std::to_string(experts) +
-                            " experts fits a budget of " + std::to_string(static_cast<std::int64_t>(target)) +
-                            " elements under the multiply-add cap",
-                        ExitCode::internal);
+        // No random draw fitted (a small budget for many experts): every (k, n) in turn, the
+        // closest fit in any regime, and fewer experts while none fits. Draws that fitted
+        // above never get here, so the shipped cases stay what they were.
+        while (best_m == 0) {
+            for (const std::int64_t k : ks)
+                for (const std::int64_t n : ns) {
+                    const double weights = static_cast<double>(experts * k * n + experts * n);
+                    const double room = target - weights;
+                    if (room < static_cast<double>(k + 1) * static_cast<double>(experts)) continue;
+                    std::int64_t m = static_cast<std::int64_t>(room / static_cast<double>(k + 1));
+                    m = std::min<std::int64_t>(m, static_cast<std::int64_t>(kMacsCap / static_cast<double>(k * n)));
+                    m = std::min<std::int64_t>(m, 16384);
+                    if (m < experts) continue;
+                    const double gap = std::fabs(std::log((weights + static_cast<double>(m * (k + 1))) / target));
+                    if (best_m == 0 || gap < best_gap) best_m = m, best_k = k, best_n = n, best_gap = gap;
+                }
+            if (best_m != 0) break;
+            if (experts == 1)
+                throw Error("grouped_matmul_swiglu_quant: no shape fits a budget of " +
+                                std::to_string(static_cast<std::int64_t>(target)) + " elements under the multiply-add cap",
+                            ExitCode::internal);
+            experts /= 2;
+        }
         // Rows per group: balanced (the remainder on the first groups), skewed (shares drawn
         // from a power law), or two empty groups (E >= 4) with the rest balanced.
         std::vector<double> share(static_cast<std::size_t>(experts), 1.0);
