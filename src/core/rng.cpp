@@ -47,6 +47,18 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
     if (hi <= lo) return lo;
     const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
     if (span == 0) return static_cast<std::int64_t>(next_u64());  // the full 64-bit range
+    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % span;
+    std::uint64_t r;
+    do {
+        r = next_u64();
+    } while (r >= limit);
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + r % span);
+}
+
+std::int64_t Rng::uniform_int_fast(std::int64_t lo, std::int64_t hi) {
+    if (hi <= lo) return lo;
+    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
+    if (span == 0) return static_cast<std::int64_t>(next_u64());  // the full 64-bit range
     // Lemire's multiply-and-shift with rejection: unbiased, and a division only on the rare
     // draws that land in the biased sliver.
     unsigned __int128 m = static_cast<unsigned __int128>(next_u64()) * span;

@@ -21,8 +21,13 @@ class Rng {
     double uniform01();
     // Uniform in [lo, hi] as lo + (hi - lo) * u, u in [0,1).
     double uniform(double lo, double hi);
-    // Uniform integer in [lo, hi] inclusive (unbiased by rejection).
+    // Uniform integer in [lo, hi] inclusive, unbiased by rejection, r mod span: the draw the
+    // case generator and the input hooks have always made (the shipped cases files are its
+    // output for seed 2026, so it never changes).
     std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
+    // The same distribution by Lemire's multiply-and-shift (no division on almost every draw),
+    // another sequence: for the bulk integer inputs of suite/inputs.cpp (generator 2).
+    std::int64_t uniform_int_fast(std::int64_t lo, std::int64_t hi);
 
   private:
     std::uint64_t s_[4];

@@ -49,7 +49,7 @@ void draw_float_values(std::size_t begin, std::size_t end, std::size_t n, double
 template <typename I>
 void draw_integers(std::size_t begin, std::size_t end, std::int64_t a, std::int64_t b, Rng& rng, void* data) {
     auto* p = static_cast<I*>(data);
-    for (std::size_t i = begin; i < end; ++i) p[i] = static_cast<I>(rng.uniform_int(a, b));
+    for (std::size_t i = begin; i < end; ++i) p[i] = static_cast<I>(rng.uniform_int_fast(a, b));
 }
 
 void fill_piece(const TensorSpec& spec, void* data, std::size_t begin, std::size_t end,
@@ -87,7 +87,7 @@ void fill_piece(const TensorSpec& spec, void* data, std::size_t begin, std::size
         default:
             // int64 included: drawn through a double, so that every value is exact in the fp64
             // golden (integers beyond 2^53 would otherwise be rounded there).
-            for (std::size_t i = begin; i < end; ++i) store_element(data, i, dtype, static_cast<double>(rng.uniform_int(a, b)));
+            for (std::size_t i = begin; i < end; ++i) store_element(data, i, dtype, static_cast<double>(rng.uniform_int_fast(a, b)));
     }
 }
 
@@ -101,7 +101,7 @@ void mark_constant_tensor(Tensor& t, const std::optional<ValueRange>& range, std
     const double fmax = dtype_max(t.spec.dtype);
     const std::size_t marks = std::max<std::size_t>(1, n / 1024);
     for (std::size_t k = 0; k < marks; ++k) {
-        const auto at = static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(n) - 1));
+        const auto at = static_cast<std::size_t>(rng.uniform_int_fast(0, static_cast<std::int64_t>(n) - 1));
         t.set(at, std::clamp(rng.uniform(range->lo - 1, range->lo + 1), -fmax, fmax));
     }
 }

@@ -218,7 +218,7 @@ TEST_F(Cli, BaselineMeasuresThenReadsTheCache) {
     EXPECT_FALSE(contains(first.out, "(cached)")) << first.out;
     const auto second = run_hapbench(args, env);
     ASSERT_EQ(second.exit_code, 0) << second.err;
-    EXPECT_TRUE(contains(second.out, "(cached)")) << second.out;
+    EXPECT_TRUE(contains(second.out, "(cached)")) << first.out << first.err << second.out << second.err;
     const auto refreshed = run_hapbench(args + " --refresh", env);
     ASSERT_EQ(refreshed.exit_code, 0) << refreshed.err;
     EXPECT_FALSE(contains(refreshed.out, "(cached)")) << refreshed.out;

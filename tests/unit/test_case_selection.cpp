@@ -21,7 +21,7 @@ const std::string suite_dir = std::string(HB_SOURCE_DIR) + "/suite";
 
 // The seed every shipped cases file was drawn with (`hapbench gen-cases --seed 2026`, in each
 // file's header).
-constexpr std::uint64_t public_generation_seed = 2026;
+
 
 // Seeds a user may pick: small ones, the public generation seed itself, large ones and the
 // extremes of the type.
@@ -55,9 +55,7 @@ TEST(CaseSelection, DefaultHiddenCountIs80) { EXPECT_EQ(SplitChoice{}.hidden_cou
 // drawn with an earlier generator (or edited after drawing), though their headers name the
 // gen-cases command. Every other shipped file is exactly the generator's draw, which shows
 // that the comparison below sees a collision where there is one.
-const std::set<std::string> public_files_not_redrawn = {"foreach_norm", "swi_glu", "dequant_swiglu_quant",
-                                                        "engram_gate_fusion", "moe_finalize_routing",
-                                                        "moe_gating_top_k_softmax"};
+const std::set<std::string> public_files_not_redrawn = {"foreach_norm", "swi_glu"};
 
 std::vector<CaseSpec> public_draw(const SelectedOperator& o) {
     return generate_cases(*o.op, o.entry->proto, profile_by_name("cpu"), public_generation_seed,
@@ -73,8 +71,9 @@ TEST(CaseSelection, PublicCasesAreTheGeneratorsDrawFromThePublicSeed) {
         ASSERT_NE(o.op, nullptr) << o.entry->op;
         const auto drawn = public_draw(o);
         ASSERT_EQ(drawn.size(), o.cases.size()) << o.entry->op;
-        bool all = true;
-        for (std::size_t i = 0; i < drawn.size(); ++i) all = all && same_case(drawn[i], o.cases[i]);
+        // As gen-cases writes them: a range computed by a sampler (a shrunk weight range) is
+        // written with fewer digits than the double drawn, so specs compare through the file's text.
+        const bool all = cases_to_yaml(drawn, o.entry->proto, "") == cases_to_yaml(o.cases, o.entry->proto, "");
         if (all) ++reproduced;
         else not_redrawn.insert(o.entry->op);
     }
