@@ -27,4 +27,16 @@ std::string CaseSpec::where() const {
     return file + ":" + std::to_string(line) + " (" + op + " case " + std::to_string(case_id) + ")";
 }
 
+bool CaseSpec::same_problem(const CaseSpec& o) const {
+    if (inputs.size() != o.inputs.size() || !(attrs == o.attrs)) return false;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const CaseInput& x = inputs[i];
+        const CaseInput& y = o.inputs[i];
+        if (x.present != y.present || x.is_list != y.is_list || x.shapes != y.shapes || x.dtype != y.dtype ||
+            x.range.has_value() != y.range.has_value() || (x.range && !(*x.range == *y.range)))
+            return false;
+    }
+    return true;
+}
+
 }  // namespace hb

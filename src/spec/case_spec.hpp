@@ -39,6 +39,9 @@ struct CaseSpec {
 
     std::int64_t total_input_elements() const;
     std::string where() const;  // "suite/level1/exp/cases.cpu.yaml:12 (case 3)"
+    // The same problem: inputs (presence, shapes, dtypes, ranges) and attributes; the id,
+    // note and file do not count.
+    bool same_problem(const CaseSpec& other) const;
 };
 
 }  // namespace hb

@@ -29,6 +29,32 @@ std::uint64_t hidden_generation_seed(std::uint64_t hidden_seed) {
     return splitmix64(state);
 }
 
+namespace {
+
+// A hidden split's cases for one operator: drawn from the hidden seed, and any case that is
+// the same problem as a public one (shipped, or as `gen-cases` draws the public seed today)
+// replaced by the case at the same position of a batch drawn from a derived seed. Small case
+// spaces (an operator whose shapes come from short lists) can otherwise hand an agent a
+// hidden case it has seen.
+std::vector<CaseSpec> hidden_cases(const Operator& op, const TaskEntry& entry, const Profile& profile, std::uint64_t seed,
+                                   int count) {
+    std::vector<CaseSpec> cases = generate_cases(op, entry.proto, profile, hidden_generation_seed(seed), count, 1);
+    std::vector<CaseSpec> known = entry.cases;
+    for (auto& c : generate_cases(op, entry.proto, profile, public_generation_seed, 20, 1)) known.push_back(std::move(c));
+    auto is_public = [&](const CaseSpec& c) {
+        return std::any_of(known.begin(), known.end(), [&](const CaseSpec& p) { return c.same_problem(p); });
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        for (std::uint64_t attempt = 1; attempt <= 16 && is_public(cases[i]); ++attempt) {
+            std::uint64_t state = hidden_generation_seed(seed) + attempt * 0x9e3779b97f4a7c15ull;
+            std::vector<CaseSpec> other = generate_cases(op, entry.proto, profile, splitmix64(state), count, 1);
+            cases[i] = std::move(other[i]);
+        }
+    return cases;
+}
+
+}  // namespace
+
 CaseSelection select_cases(const std::string& tasks_dir, const std::string& profile, const std::vector<std::string>& ops,
                            const SplitChoice& split) {
     if (split.split != "public" && split.split != "hidden")
@@ -43,8 +69,8 @@ CaseSelection select_cases(const std::string& tasks_dir, const std::string& prof
     for (const auto& entry : selection.tasks.tasks) {
         SelectedOperator chosen{&entry, find_operator(entry.op), {}};
         if (chosen.op) {
-            std::vector<CaseSpec> all = hidden ? generate_cases(*chosen.op, entry.proto, profile_by_name(profile),
-                                                                hidden_generation_seed(*split.hidden_seed), split.hidden_count, 1)
+            std::vector<CaseSpec> all = hidden ? hidden_cases(*chosen.op, entry, profile_by_name(profile), *split.hidden_seed,
+                                                              split.hidden_count)
                                                : entry.cases;
             for (auto& spec : all)
                 if (split.case_ids.empty() ||

@@ -46,6 +46,9 @@ CaseSelection select_cases(const std::string& tasks_dir, const std::string& prof
 // Empty for the public split.
 std::string split_id(const SplitChoice& split, const std::string& profile);
 
+// The seed gen-cases drew the shipped public cases files with.
+inline constexpr std::uint64_t public_generation_seed = 2026;
+
 // The seed generate_cases draws a hidden split from: never equal to a seed the public
 // cases files were drawn with (`hapbench gen-cases --seed S` uses S itself).
 std::uint64_t hidden_generation_seed(std::uint64_t hidden_seed);
