@@ -18,7 +18,7 @@ namespace {
 
 nlohmann::json timing_to_json(const TimingResult& t) {
     return {{"samples_us", t.samples_us}, {"overhead_us", t.overhead_us}, {"overhead_high_us", t.overhead_high_us},
-            {"clamped_calls", t.clamped_calls}, {"warmup_calls", t.warmup_calls},
+            {"clamped_calls", t.clamped_calls}, {"unsettled_calls", t.unsettled_calls}, {"warmup_calls", t.warmup_calls},
             {"stop_reason", t.stop_reason}, {"relative_error", t.relative_error}, {"unstable", t.unstable}};
 }
 
@@ -29,6 +29,7 @@ TimingResult timing_from_json(const nlohmann::json& j) {
     t.overhead_us = j.at("overhead_us");
     t.overhead_high_us = j.value("overhead_high_us", 0.0);
     t.clamped_calls = j.value("clamped_calls", 0);
+    t.unsettled_calls = j.value("unsettled_calls", 0);
     t.warmup_calls = j.at("warmup_calls");
     t.stop_reason = j.at("stop_reason");
     t.relative_error = j.at("relative_error");
@@ -113,6 +114,7 @@ BaselineMeasurement BaselineTimings::measure(const PreparedCase& prepared, const
     m.timing.overhead_us = cold.overhead_ns / 1e3;
     m.timing.overhead_high_us = cold.overhead_high_ns / 1e3;
     m.timing.clamped_calls = cold.clamped_calls;
+    m.timing.unsettled_calls = cold.unsettled_calls;
     m.timing.warmup_calls = cold.warmup_calls;
     m.timing.stop_reason = cold.stop.reason;
     m.timing.relative_error = cold.stop.relative_error;

@@ -139,6 +139,7 @@ TimingResult timing_from(const ColdMeasurement& m) {
     t.overhead_us = m.overhead_ns / 1e3;
     t.overhead_high_us = m.overhead_high_ns / 1e3;
     t.clamped_calls = m.clamped_calls;
+    t.unsettled_calls = m.unsettled_calls;
     t.warmup_calls = m.warmup_calls;
     t.stop_reason = m.stop.reason;
     t.relative_error = m.stop.relative_error;

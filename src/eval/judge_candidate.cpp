@@ -91,6 +91,22 @@ Judgement judge_candidate(KernelSession& session, const PreparedCase& prepared, 
             if (auto v = check_length_in_capacity(problem.outputs[a], length, call); v.status != CaseStatus::pass)
                 return failed(v.status, v.reason);
     }
+    // Then the first call's lengths against the golden's (WRONG_LENGTH), before the prefix
+    // it reported is searched for poison (docs/results.md gives this order).
+    if (has_variable_length_outputs(problem)) {
+        ValueArgs<double> lengths(problem.outputs.size());
+        for (std::size_t a = 0; a < problem.outputs.size(); ++a) {
+            lengths[a].present = problem.outputs[a].present;
+            for (std::size_t t = 0; t < problem.outputs[a].tensors.size(); ++t) {
+                TensorValues<double> tv;
+                tv.spec = problem.outputs[a].tensors[t];
+                tv.written_length = a < first_call.written_lengths.size() ? first_call.written_lengths[a] : -1;
+                lengths[a].tensors.push_back(std::move(tv));
+            }
+        }
+        if (auto v = judge_written_lengths(problem, lengths, prepared.golden()); v.status != CaseStatus::pass)
+            return failed(v.status, v.reason);
+    }
     Judgement j;
     const auto comparisons = compare_correctness_calls(first, second, first_call.written_lengths, second_call.written_lengths);
     for (const auto& c : comparisons) {

@@ -25,6 +25,7 @@ struct TimingResult {
     double overhead_us = 0;          // the doorbell's round trip (median null call)
     double overhead_high_us = 0;     // its 95th percentile: how far below the window a time may be
     int clamped_calls = 0;           // calls whose worker measure fell outside the harness's bounds
+    int unsettled_calls = 0;         // calls after which the worker was busy: not timed (docs/results.md)
     int warmup_calls = 0;
     std::string stop_reason;         // "precision", "max_calls", "max_time", "time_budget"
     double relative_error = 0;       // of the median, when timing stopped

@@ -69,6 +69,14 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
         ++m.warmup_calls;
     }
 
+    bool last_timed = false, last_clamped = false;  // the previous timed call's sample, if it has one
+    auto drop_last_sample = [&] {
+        if (!last_timed) return;
+        m.samples_ns.pop_back();
+        m.clamped_calls -= last_clamped ? 1 : 0;
+        ++m.unsettled_calls;
+        last_timed = false;
+    };
     const RelativeSpreadRule rule(plan.stopping);
     const int verified = std::max(0, plan.verified_calls);
     for (int k = 1;; ++k) {
@@ -85,10 +93,18 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
             failed(r, "timed call " + std::to_string(k));
             return m;
         }
+        // A call after which the worker was busy (or busy before this one) is not timed: work
+        // may have run outside its window. The session says async_work when that is not rare.
+        if (r.previous_unsettled) drop_last_sample();
         m.windows_ns.push_back(r.window_ns);
-        const CallTime timed = call_time(r.window_ns, r.worker_call_ns, m.overhead_high_ns);
-        m.samples_ns.push_back(timed.ns);
-        m.clamped_calls += timed.clamped ? 1 : 0;
+        last_timed = !r.unsettled;
+        if (r.unsettled) ++m.unsettled_calls;
+        else {
+            const CallTime timed = call_time(r.window_ns, r.worker_call_ns, m.overhead_high_ns);
+            m.samples_ns.push_back(timed.ns);
+            last_clamped = timed.clamped;
+            m.clamped_calls += timed.clamped ? 1 : 0;
+        }
 
         // Reservoir sampling: after k calls each has been kept with probability verified / k.
         int keep_at = -1;
@@ -112,6 +128,13 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
     }
     if (const CallResult quiet = session.finish_calls(deadline); quiet.outcome != RunOutcome::ok)
         failed(quiet, "after the timed calls");
+    else if (quiet.previous_unsettled)
+        drop_last_sample();
+    if (m.outcome == RunOutcome::ok && m.samples_ns.empty() && m.unsettled_calls > 0) {
+        m.outcome = RunOutcome::async_work;
+        m.message = "none of the " + std::to_string(m.unsettled_calls) +
+                    " timed calls left the worker idle after it said it was done: work was left running after the call returned";
+    }
     return m;
 }
 

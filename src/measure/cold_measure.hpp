@@ -46,6 +46,7 @@ struct ColdMeasurement {
     double overhead_ns = 0;          // median window of the null calls
     double overhead_high_ns = 0;     // their 95th percentile
     int clamped_calls = 0;           // calls whose worker measure fell outside the window's bounds
+    int unsettled_calls = 0;         // calls after which the worker was busy (CallResult): not in samples_ns
     std::vector<KeptCall> kept;
     StoppingState stop;
     int warmup_calls = 0;

@@ -17,7 +17,7 @@ nlohmann::json timing_json(const TimingResult& t) {
             {"min_us", number(t.stats.min)}, {"max_us", number(t.stats.max)}, {"mean_us", number(t.stats.mean)},
             {"stddev_us", number(t.stats.stddev)}, {"relative_iqr", number(t.stats.relative_iqr)},
             {"overhead_us", number(t.overhead_us)}, {"overhead_high_us", number(t.overhead_high_us)},
-            {"clamped_calls", t.clamped_calls}, {"warmup_calls", t.warmup_calls},
+            {"clamped_calls", t.clamped_calls}, {"unsettled_calls", t.unsettled_calls}, {"warmup_calls", t.warmup_calls},
             {"stop_reason", t.stop_reason}, {"median_relative_error", number(t.relative_error)},
             {"timing_unstable", t.unstable}};
 }

@@ -137,6 +137,9 @@ TimingResult read_timing(const JsonField& j) {
     t.stats.stddev = j["stddev_us"].real();
     t.stats.relative_iqr = j["relative_iqr"].real();
     t.overhead_us = j["overhead_us"].real();
+    t.overhead_high_us = j["overhead_high_us"].real();
+    t.clamped_calls = static_cast<int>(j["clamped_calls"].integer());
+    t.unsettled_calls = static_cast<int>(j["unsettled_calls"].integer());
     t.warmup_calls = static_cast<int>(j["warmup_calls"].integer());
     t.stop_reason = j["stop_reason"].text();
     t.relative_error = j["median_relative_error"].real();

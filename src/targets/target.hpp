@@ -56,6 +56,12 @@ struct CallResult {
     // Per output argument, what a variable-length output reported (-1: nothing).
     std::vector<std::int64_t> written_lengths;
     double worker_call_ns = 0;  // the worker's own measure: diagnostic, never trusted
+    // The worker used more CPU than its loop may in the moment after this call (outputs
+    // unchanged), or, for previous_unsettled, between the previous call and this one. Such a
+    // call's time is not used: work may have run outside the window that timed it. A session
+    // turns them into async_work once they are no longer rare (settle_check.hpp).
+    bool unsettled = false;
+    bool previous_unsettled = false;
 };
 
 // Facts about a session's isolation, for the results.
@@ -76,14 +82,17 @@ class KernelSession {
     // asks the kernel for its workspace and maps the buffers. The outcome says why not.
     virtual CallResult load_case(const Problem& problem, int input_slots, Clock::time_point deadline) = 0;
     virtual const CaseBuffers& buffers() const = 0;
-    // One call on input slot `slot`, timed by the harness, then checked: the worker must be
-    // idle and the outputs unchanged a moment after it said it was done, and idle between
-    // calls (outcome async_work otherwise). Guard pages are checked too (out_of_bounds).
+    // One call on input slot `slot`, timed by the harness, then checked: the outputs must be
+    // unchanged a moment after the worker said it was done (outcome async_work otherwise), and
+    // the worker idle then and between calls (a call after which it was not is `unsettled`;
+    // async_work once unsettled calls are no longer rare). Guard pages are checked too
+    // (out_of_bounds).
     // `thorough` watches longer and compares every output byte (correctness calls);
     // `quick` samples bytes for a moment (timed calls).
     virtual CallResult call(int slot, Clock::time_point deadline, CallCheck check) = 0;
     // After the last call of a sequence: the worker must stay idle for a while (a thread left
-    // running shows now if no later call saw it); outcome async_work otherwise.
+    // running shows now if no later call saw it); previous_unsettled when it was not, and
+    // async_work when that makes unsettled calls no longer rare.
     virtual CallResult finish_calls(Clock::time_point deadline) = 0;
     // `count` round trips of a call that does nothing (the doorbell's own cost), in ns.
     virtual std::vector<double> null_calls(int count, Clock::time_point deadline) = 0;

@@ -249,12 +249,14 @@ TEST(Hacks, SignalToOwnThreadIsASandboxViolation) {
 
 TEST(Hacks, ThreadSpinningAfterReturnIsAsyncWork) {
     const auto h = run_hack("spins_after_return", small_case + quick_timing);
-    expect_status_without_credit(h, "ASYNC_WORK", "us of CPU");
+    expect_status_without_credit(h, "ASYNC_WORK", "after the call returned");
     for (const auto& c : h.run.at("cases")) EXPECT_EQ(c.at("baseline_status"), "measured");
 }
 
 TEST(Hacks, LongSystemCallsAfterReturnAreAsyncWork) {
-    expect_status_without_credit(run_hack("long_syscall_after_return", small_case + quick_timing), "ASYNC_WORK", "us of CPU");
+    // Caught by the CPU it uses or by its thread still running: either message ends the same.
+    expect_status_without_credit(run_hack("long_syscall_after_return", small_case + quick_timing), "ASYNC_WORK",
+                                 "after the call returned");
 }
 
 TEST(Hacks, SigcontHandlerIsASandboxViolation) {
@@ -282,7 +284,9 @@ TEST(Hacks, HarnessCommandLineIsOutOfReach) {
 
 TEST(Hacks, GoldenCacheIsOutOfReach) {
     // The goldens of the case are written to this cache before the kernel's first call.
-    const std::string cache = (std::filesystem::temp_directory_path() / ("hapbench-hack-cache-" + std::to_string(getpid()))).string();
+    // The path the hack looks in (it cannot be told one: its environment is scrubbed); this
+    // file runs serially, so no other test uses it meanwhile.
+    const std::string cache = "/tmp/hapbench-hack-cache";
     std::filesystem::remove_all(cache);
     setenv("XDG_CACHE_HOME", cache.c_str(), 1);
     const auto h = run_hack("reads_golden_cache", small_case + " --hardware cpu-example --warmup 1 --min-calls 5 --max-calls 5");

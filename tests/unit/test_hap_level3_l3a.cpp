@@ -12,7 +12,7 @@
 #include "hap/solver.hpp"
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
-#include "suite/proto.hpp"
+#include "spec/proto.hpp"
 
 namespace hb {
 namespace {

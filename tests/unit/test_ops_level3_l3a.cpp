@@ -19,9 +19,9 @@
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
 #include "suite/case_rules.hpp"
-#include "suite/case_sampler.hpp"
-#include "suite/profile.hpp"
-#include "suite/proto.hpp"
+#include "spec/case_sampler.hpp"
+#include "spec/profile.hpp"
+#include "spec/proto.hpp"
 #include "suite/split.hpp"
 #include "suite/task_dir.hpp"
 

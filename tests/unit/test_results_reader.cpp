@@ -158,6 +158,10 @@ RunResult full_run() {
     c.candidate.source = "measured";
     c.candidate.stop_reason = "max_calls";
     c.candidate.unstable = true;
+    c.candidate.overhead_us = 3.25;
+    c.candidate.overhead_high_us = 4.5;
+    c.candidate.clamped_calls = 2;
+    c.candidate.unsettled_calls = 1;
     c.baseline_status = "measured";
     c.t_cand_us = 2;
     c.t_base_us = 4;

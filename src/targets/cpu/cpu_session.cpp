@@ -166,6 +166,7 @@ CallResult CpuSession::load_case(const Problem& problem, int input_slots, Clock:
     if (!worker_ || !worker_->running())
         if (CallResult started = start_worker(deadline); started.outcome != RunOutcome::ok) return started;
     idle_cpu_ns_ = -1;
+    case_calls_ = case_unsettled_ = 0;
     bool timed_out = false;
     if (!worker_->send({{"cmd", "case"}, {"inputs", specs_to_json(problem.inputs)},
                         {"outputs", specs_to_json(problem.outputs)}, {"attrs", protocol::attrs_to_json(problem.attrs)}}))
@@ -253,17 +254,28 @@ CallResult CpuSession::ring(CallKind kind, int slot, Clock::time_point deadline)
     return r;
 }
 
-CallResult CpuSession::check_idle(const std::string& when) {
-    CallResult r;
-    if (idle_cpu_ns_ < 0 || !worker_) return r;
+std::string CpuSession::busy_description(double excess_ns, const std::string& when) const {
+    return excess_ns > idle_cpu_allowance_ns(0) ? "used " + std::to_string(static_cast<long long>(excess_ns / 1e3)) + " us of CPU " + when
+                                                : "had a thread running " + when;
+}
+
+double CpuSession::idle_excess_ns() const {
+    if (idle_cpu_ns_ < 0 || !worker_) return 0;
     const double used = process_cpu_ns(worker_->pid()) - idle_cpu_ns_;
-    if (used > idle_cpu_allowance_ns(0)) {
-        r.outcome = RunOutcome::async_work;
-        r.message = "the worker used " + std::to_string(static_cast<long long>(used / 1e3)) + " us of CPU " + when +
-                    ", when no call was running: work was left running";
-        worker_->kill_now();
-        close();
-    }
+    if (used > idle_cpu_allowance_ns(0)) return used;
+    // A thread still runnable when none should be: its time may not be accounted yet.
+    return runnable_threads(worker_->pid()) > 0 ? std::max(used, 1.0) : 0;
+}
+
+CallResult CpuSession::note_unsettled(const std::string& what) {
+    CallResult r;
+    ++case_unsettled_;
+    if (!too_many_unsettled(case_unsettled_, case_calls_)) return r;
+    r.outcome = RunOutcome::async_work;
+    r.message = "the worker " + what + " (busy at " + std::to_string(case_unsettled_) + " checks over " +
+                std::to_string(case_calls_) + " calls): work was left running after the call returned";
+    worker_->kill_now();
+    close();
     return r;
 }
 
@@ -271,17 +283,31 @@ CallResult CpuSession::finish_calls(Clock::time_point deadline) {
     if (!worker_ || idle_cpu_ns_ < 0) return {};
     const auto until = std::min(deadline, Clock::now() + std::chrono::nanoseconds(static_cast<long long>(settle_ns(0, true))));
     while (Clock::now() < until) std::this_thread::sleep_for(std::chrono::microseconds(100));
-    return check_idle("after its last call");
+    const double excess = idle_excess_ns();
+    if (excess == 0) return {};
+    CallResult r = note_unsettled(busy_description(excess, "after its last call"));
+    if (r.outcome == RunOutcome::ok) {
+        r.previous_unsettled = true;
+        idle_cpu_ns_ = process_cpu_ns(worker_->pid());
+    }
+    return r;
 }
 
 CallResult CpuSession::call(int slot, Clock::time_point deadline, CallCheck check) {
     // Idle since the last call: a kernel thread that went on computing (on fresh inputs the
     // harness wrote meanwhile, or on late outputs) used the CPU when it should not.
-    if (CallResult idle = check_idle("between two calls"); idle.outcome != RunOutcome::ok) return idle;
+    bool previous_unsettled = false;
+    if (const double excess = idle_excess_ns(); excess > 0) {
+        if (CallResult busy = note_unsettled(busy_description(excess, "between two calls")); busy.outcome != RunOutcome::ok)
+            return busy;
+        previous_unsettled = true;
+    }
     CallResult r = ring(CallKind::kernel, slot, deadline);
     if (r.outcome != RunOutcome::ok) return r;
-    // Settle: nothing may run or write once the call said it was done.
+    ++case_calls_;
     const double cpu_at_done = process_cpu_ns(worker_->pid());
+    r.previous_unsettled = previous_unsettled;
+    // Settle: nothing may write once the call said it was done, and the worker should be idle.
     const bool thorough = check == CallCheck::thorough;
     const OutputSample sample(buffers_.outputs, rng_, thorough);
     const double settle = settle_ns(r.window_ns, thorough);
@@ -289,15 +315,21 @@ CallResult CpuSession::call(int slot, Clock::time_point deadline, CallCheck chec
     while (Clock::now() < settle_end) std::this_thread::sleep_for(std::chrono::microseconds(20));
     const double cpu_after = process_cpu_ns(worker_->pid());
     const double used = cpu_after - cpu_at_done;
-    if (used > idle_cpu_allowance_ns(r.window_ns) || !sample.unchanged()) {
+    if (!sample.unchanged()) {
         r.outcome = RunOutcome::async_work;
-        r.message = !sample.unchanged()
-            ? "outputs changed after the call returned: work was left running"
-            : "the worker used " + std::to_string(static_cast<long long>(used / 1e3)) + " us of CPU in the " +
-                  std::to_string(static_cast<long long>(settle / 1e3)) + " us after the call returned: work was left running";
+        r.message = "outputs changed after the call returned: work was left running";
         worker_->kill_now();
         close();
         return r;
+    }
+    const int runnable = runnable_threads(worker_->pid());
+    if (used > idle_cpu_allowance_ns(r.window_ns) || runnable > 0) {
+        const std::string when = "in the " + std::to_string(static_cast<long long>(settle / 1e3)) + " us after a call returned";
+        const CallResult busy = note_unsettled(used > idle_cpu_allowance_ns(r.window_ns)
+                                                   ? "used " + std::to_string(static_cast<long long>(used / 1e3)) + " us of CPU " + when
+                                                   : "had " + std::to_string(runnable) + " thread(s) running " + when);
+        if (busy.outcome != RunOutcome::ok) return busy;
+        r.unsettled = true;
     }
     idle_cpu_ns_ = cpu_after;
     if (const std::string guard = damaged_guard(); !guard.empty()) {

@@ -38,8 +38,12 @@ class CpuSession final : public KernelSession {
     // Guard pages after the outputs and the workspace still hold the canary.
     std::string damaged_guard() const;
     void fill_guards();
-    // async_work when the worker used more CPU since it was last seen idle than it may.
-    CallResult check_idle(const std::string& when);
+    // How much CPU the worker used since it was last seen idle beyond what it may (0: none).
+    double idle_excess_ns() const;
+    // Counts an unsettled call; async_work (the worker is then gone) once they are not rare.
+    CallResult note_unsettled(const std::string& what);
+    // "used 120 us of CPU <when>" or "had a thread running <when>", for an idle_excess_ns().
+    std::string busy_description(double excess_ns, const std::string& when) const;
 
     std::string worker_exe_, op_, library_;
     SessionOptions options_;
@@ -52,6 +56,8 @@ class CpuSession final : public KernelSession {
     bool serving_calls_ = false;
     std::uint32_t sequence_ = 0;
     double idle_cpu_ns_ = -1;  // the worker's CPU time when it was last seen idle (-1: not yet)
+    int case_calls_ = 0;       // kernel calls of the current case
+    int case_unsettled_ = 0;   // of them, unsettled (the worker busy after them)
     std::uint64_t canary_ = 0;
     std::mt19937_64 rng_;      // canary and output sample positions: the harness's secret
     SessionFacts facts_;

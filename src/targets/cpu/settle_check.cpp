@@ -1,6 +1,11 @@
 #include "targets/cpu/settle_check.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <string>
 
 #include <algorithm>
 #include <cstring>
@@ -15,7 +20,31 @@ double process_cpu_ns(pid_t pid) {
     return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
+int runnable_threads(pid_t pid) {
+    const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+    DIR* d = opendir(dir.c_str());
+    if (!d) return 0;
+    int runnable = 0;
+    while (const dirent* e = readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        const int fd = ::open((dir + "/" + e->d_name + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        char buf[512];
+        const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+        ::close(fd);
+        if (n <= 0) continue;
+        buf[n] = '\0';
+        // "tid (comm) S ...": the state follows the last ')' (comm may hold spaces and parens).
+        const char* close_paren = std::strrchr(buf, ')');
+        if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'R') ++runnable;
+    }
+    closedir(d);
+    return runnable;
+}
+
 double idle_cpu_allowance_ns(double window_ns) { return 50e3 + 0.005 * window_ns; }
+
+bool too_many_unsettled(int unsettled, int calls) { return unsettled >= kUnsettledFloor && unsettled * 2 > calls; }
 
 double settle_ns(double window_ns, bool thorough) {
     return thorough ? std::clamp(2 * window_ns, 2e6, 20e6) : std::clamp(0.1 * window_ns, 50e3, 2e6);

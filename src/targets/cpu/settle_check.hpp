@@ -18,9 +18,28 @@ namespace hb::cpu {
 // The worker's total CPU time (all threads, user and system), in ns; -1 when unreadable.
 double process_cpu_ns(pid_t pid);
 
+// How many of the worker's threads are runnable now (state R in /proc/PID/task/TID/stat).
+// An idle worker's threads all sleep; a thread left spinning is always runnable, even where
+// the kernel has not yet accounted its CPU time (a tickless core updates a running thread's
+// time only when it is switched out).
+int runnable_threads(pid_t pid);
+
 // CPU a worker may use after a call and between calls without having left work running:
 // the doorbell loop, the done write, thread pools going to sleep, kernel accounting.
 double idle_cpu_allowance_ns(double window_ns);
+
+// Unsettled calls (more CPU than the allowance after a call or between calls, outputs
+// unchanged) are tolerated while rare: a thread pool's thread descheduled at the end of a
+// parallel region on a loaded machine finishes its bookkeeping late. Their times are never
+// used, so a kernel that defers work on some calls gains nothing from those; one that does it
+// often enough to matter is async_work: at least `kUnsettledFloor` unsettled calls making up
+// more than half of the calls of the session's current case (below half, the median of the
+// timed calls it kept is an honest call's time). The running kernel accounts CPU time lazily,
+// so a thread's work can land in the next interval read: an honest pool's bookkeeping, or a
+// spinning thread's whole run showing up inside a later call (more CPU in the call than its
+// window times the cores is work done outside it).
+inline constexpr int kUnsettledFloor = 3;
+bool too_many_unsettled(int unsettled, int calls);
 
 // How long to watch after a call: a tenth of the call, within [50 us, 2 ms]; thorough (the
 // correctness calls, two per case): twice the call, within [2 ms, 20 ms].
