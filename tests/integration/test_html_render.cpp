@@ -76,7 +76,9 @@ Rendered render(const fs::path& page, const fs::path& work, const std::string& m
     static int profile = 0;
     const fs::path profile_dir = work / ("chromium-profile-" + std::to_string(profile++));
     const fs::path log = work / "chromium.log";
-    const std::string cmd = "timeout 120 " + chromium_path() +
+    // TMPDIR=/tmp: Chromium puts its singleton socket under TMPDIR, and a Unix socket's path
+    // may not exceed 107 bytes (the per-test TMPDIR under a deep checkout does).
+    const std::string cmd = "TMPDIR=/tmp timeout 120 " + chromium_path() +
                             " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
                             " --disable-background-networking --disable-component-update --disable-sync"
                             " --hide-scrollbars --enable-logging=stderr --v=0 --user-data-dir=" +
