@@ -264,7 +264,7 @@ double CpuSession::idle_excess_ns() const {
     const double used = process_cpu_ns(worker_->pid()) - idle_cpu_ns_;
     if (used > idle_cpu_allowance_ns(0)) return used;
     // A thread still runnable when none should be: its time may not be accounted yet.
-    return runnable_threads(worker_->pid()) > 0 ? std::max(used, 1.0) : 0;
+    return stays_runnable(worker_->pid(), kRunnablePatienceNs) ? std::max(used, 1.0) : 0;
 }
 
 CallResult CpuSession::note_unsettled(const std::string& what) {
@@ -322,10 +322,11 @@ CallResult CpuSession::call(int slot, Clock::time_point deadline, CallCheck chec
         close();
         return r;
     }
-    const int runnable = runnable_threads(worker_->pid());
-    if (used > idle_cpu_allowance_ns(r.window_ns) || runnable > 0) {
+    const bool busy_cpu = used > idle_cpu_allowance_ns(r.window_ns);
+    const int runnable = busy_cpu ? 0 : (stays_runnable(worker_->pid(), kRunnablePatienceNs) ? runnable_threads(worker_->pid()) : 0);
+    if (busy_cpu || runnable > 0) {
         const std::string when = "in the " + std::to_string(static_cast<long long>(settle / 1e3)) + " us after a call returned";
-        const CallResult busy = note_unsettled(used > idle_cpu_allowance_ns(r.window_ns)
+        const CallResult busy = note_unsettled(busy_cpu
                                                    ? "used " + std::to_string(static_cast<long long>(used / 1e3)) + " us of CPU " + when
                                                    : "had " + std::to_string(runnable) + " thread(s) running " + when);
         if (busy.outcome != RunOutcome::ok) return busy;

@@ -5,7 +5,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include <algorithm>
 #include <cstring>
@@ -40,6 +42,16 @@ int runnable_threads(pid_t pid) {
     }
     closedir(d);
     return runnable;
+}
+
+bool stays_runnable(pid_t pid, double patience_ns) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        if (runnable_threads(pid) == 0) return false;
+        if (std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() >= patience_ns)
+            return true;
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
 }
 
 double idle_cpu_allowance_ns(double window_ns) { return 50e3 + 0.005 * window_ns; }

@@ -23,6 +23,11 @@ double process_cpu_ns(pid_t pid);
 // the kernel has not yet accounted its CPU time (a tickless core updates a running thread's
 // time only when it is switched out).
 int runnable_threads(pid_t pid);
+// True when some thread of the worker stays runnable for `patience_ns` (checked every
+// 0.5 ms): on a loaded machine an honest thread can wait a while for a core before it goes
+// to sleep; a thread left spinning is runnable at every look.
+bool stays_runnable(pid_t pid, double patience_ns);
+inline constexpr double kRunnablePatienceNs = 20e6;
 
 // CPU a worker may use after a call and between calls without having left work running:
 // the doorbell loop, the done write, thread pools going to sleep, kernel accounting.
