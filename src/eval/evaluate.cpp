@@ -251,6 +251,7 @@ void run_candidate(RunContext& ctx, KernelSession& session, const PreparedCase& 
     const TimedCallVerdict verdict = verify_timed_calls(prepared.op(), problem, cold.kept, ctx.run.threads);
     ctx.run.phases.verify_s += seconds_since(verify_start);
     c.verified_timed_calls = verdict.verified;
+    c.audit.insert(c.audit.end(), verdict.allowances.begin(), verdict.allowances.end());
     if (!verdict.passed) {
         c.status = CaseStatus::cached_or_stale_output;
         c.message = "timed call " + std::to_string(verdict.failing_call) +

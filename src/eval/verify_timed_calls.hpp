@@ -22,9 +22,13 @@ struct TimedCallVerdict {
     bool passed = true;
     int failing_call = 0;
     std::string reason;
+    // Calls that passed only by the fresh-input rule (verify/precision_gate.hpp
+    // fresh_input_allowance), one line each for the case's audit.
+    std::vector<std::string> allowances;
 };
 
-// Goldens of the kept calls are computed concurrently, on up to `threads` threads.
+// Each call is judged as the case's own inputs are, except that the normal region takes the
+// ratio rule (fresh_input_allowance). Goldens of the kept calls are computed concurrently, on up to `threads` threads.
 TimedCallVerdict verify_timed_calls(const Operator& op, const Problem& problem, const std::vector<KeptCall>& kept,
                                     int threads);
 

@@ -263,6 +263,21 @@ void decide_relative(OutputVerdict& v, std::span<const double> candidate, const 
 
 }  // namespace
 
+std::optional<std::int64_t> fresh_input_allowance(const GateResult& gate) {
+    if (gate.passed) return 0;
+    std::int64_t allowed = 0;
+    for (const OutputVerdict& v : gate.outputs) {
+        if (v.passed) continue;
+        const bool only_normal_zero_rule = v.mode == CompareMode::relative && v.fallback_ran &&
+                                           v.region_passed.small_value && v.region_passed.cancellation &&
+                                           !v.region_passed.normal && v.same_precision_errors.normal == 0 &&
+                                           !v.index_gather;
+        if (!only_normal_zero_rule || !ratio_passes(v.candidate_errors.normal, 0)) return std::nullopt;
+        allowed += v.candidate_errors.normal;
+    }
+    return allowed;
+}
+
 OutputVerdict compare_output(std::span<const double> candidate, std::span<const double> golden_fp64,
                              std::span<const double> same_precision, DType dtype,
                              const Thresholds& thresholds, const std::string& label) {

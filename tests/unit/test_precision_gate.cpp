@@ -3,10 +3,12 @@
 // case-level walk over outputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
@@ -277,6 +279,63 @@ TEST(PrecisionGateFallback, NoCandidateErrorsPassesAfterAMeanFailure) {
     EXPECT_EQ(v.candidate_errors.normal, 0);
     EXPECT_TRUE(v.region_passed.normal);
     EXPECT_TRUE(v.passed);
+}
+
+// ---- fresh inputs of timed calls: the normal region takes the ratio rule -----------------
+
+GateResult gate_of(std::vector<OutputVerdict> outputs) {
+    GateResult g;
+    g.passed = std::all_of(outputs.begin(), outputs.end(), [](const OutputVerdict& v) { return v.passed; });
+    g.outputs = std::move(outputs);
+    return g;
+}
+
+TEST(FreshInputAllowance, APassingGateNeedsNone) {
+    const RegionCase c = region_case(1.0, 1.03125, 8, 0, 0);
+    EXPECT_EQ(fresh_input_allowance(gate_of({compare(c.candidate, c.golden, c.same_precision, DType::f16)})), 0);
+}
+
+TEST(FreshInputAllowance, OneOrTwoNormalErrorsWithNoneInTheReferencePass) {
+    for (int errors : {1, 2}) {
+        const RegionCase c = region_case(1.0, 1.03125, 8, errors, 0);
+        const OutputVerdict v = compare(c.candidate, c.golden, c.same_precision, DType::f16);
+        ASSERT_FALSE(v.passed);  // the case's own inputs keep the zero rule
+        EXPECT_EQ(fresh_input_allowance(gate_of({v})), errors);
+    }
+}
+
+TEST(FreshInputAllowance, ThreeNormalErrorsWithNoneInTheReferenceFail) {
+    const RegionCase c = region_case(1.0, 1.03125, 8, 3, 0);
+    EXPECT_EQ(fresh_input_allowance(gate_of({compare(c.candidate, c.golden, c.same_precision, DType::f16)})),
+              std::nullopt);
+}
+
+TEST(FreshInputAllowance, AReducedPrecisionOutputStillFails) {
+    // fp32 case computed in bf16: every element about 2^-9 off, far past 10 * 2^-13.
+    Values golden, candidate;
+    for (int i = 0; i < 64; ++i) {
+        golden.push_back(1.0 + i / 64.0);
+        candidate.push_back(golden.back() * (1.0 + 1.0 / 512));
+    }
+    const OutputVerdict v = compare(candidate, golden, golden, DType::f32);
+    ASSERT_FALSE(v.passed);
+    EXPECT_EQ(fresh_input_allowance(gate_of({v})), std::nullopt);
+}
+
+TEST(FreshInputAllowance, OtherFailuresAreNotExcused) {
+    // A NaN where the golden is finite, and three small-value errors, fail on fresh inputs too.
+    const OutputVerdict nan_out = compare({nan, 1.0}, {1.0, 1.0}, {1.0, 1.0}, DType::f16);
+    ASSERT_FALSE(nan_out.passed);
+    EXPECT_EQ(fresh_input_allowance(gate_of({nan_out})), std::nullopt);
+    const OutputVerdict small = compare({1e-3, 1e-3, 1e-3, 0.0}, {0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}, DType::f16);
+    ASSERT_FALSE(small.passed);
+    EXPECT_EQ(fresh_input_allowance(gate_of({small})), std::nullopt);
+}
+
+TEST(FreshInputAllowance, CountsAcrossOutputs) {
+    const RegionCase c = region_case(1.0, 1.03125, 8, 1, 0);
+    const OutputVerdict v = compare(c.candidate, c.golden, c.same_precision, DType::f16);
+    EXPECT_EQ(fresh_input_allowance(gate_of({v, v})), 2);
 }
 
 // ---- fallback: both sides over the same positions ----------------------------------------
