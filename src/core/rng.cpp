@@ -26,23 +26,6 @@ Rng::Rng(std::uint64_t seed) {
     for (auto& word : s_) word = splitmix64(state);
 }
 
-std::uint64_t Rng::next_u64() {
-    auto rotl = [](std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-}
-
-double Rng::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-
-double Rng::uniform(double lo, double hi) { return lo + (hi - lo) * uniform01(); }
-
 std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
     if (hi <= lo) return lo;
     const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;

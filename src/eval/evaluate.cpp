@@ -150,6 +150,8 @@ TimingResult timing_from(const ColdMeasurement& m) {
 
 // Everything an evaluation shares across operators.
 struct RunContext {
+    RunContext(const EvalOptions& o, RunResult& r, std::unique_ptr<Target> t)
+        : options(o), run(r), target(std::move(t)) {}
     const EvalOptions& options;
     RunResult& run;
     std::unique_ptr<Target> target;
