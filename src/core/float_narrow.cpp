@@ -17,19 +17,21 @@ namespace {
 // fp64 -> fp32 rounding to odd: the float nearest zero of the two around v (v itself when
 // exact; the largest finite float when |v| overflows), with its last bit set when inexact.
 // Written without calls so that the loop vectorizes.
-void round_to_odd(const double* in, std::size_t count, float* out) {
+__attribute__((always_inline)) inline void round_to_odd(const double* in, std::size_t count, float* out) {
     for (std::size_t i = 0; i < count; ++i) {
         const double v = in[i];
         const float f = static_cast<float>(v);
         std::uint32_t bits;
         std::memcpy(&bits, &f, 4);
         const double back = static_cast<double>(f);
-        const bool inexact = back != v && v == v;  // +-inf in v is exact, NaN stays NaN
-        const bool overflow = inexact && (bits & 0x7fffffffu) == 0x7f800000u;
-        const bool away = inexact && std::fabs(back) > std::fabs(v);
-        const std::uint32_t toward_zero = bits - static_cast<std::uint32_t>(away);
+        // Bitwise, not short-circuit, so that the loop has no branch.
+        const std::uint32_t inexact = static_cast<std::uint32_t>(back != v) & static_cast<std::uint32_t>(v == v);
+        const std::uint32_t overflow = inexact & static_cast<std::uint32_t>((bits & 0x7fffffffu) == 0x7f800000u);
+        const std::uint32_t away = inexact & static_cast<std::uint32_t>(std::fabs(back) > std::fabs(v));
+        const std::uint32_t toward_zero = bits - away;
         const std::uint32_t saturated = (bits & 0x80000000u) | 0x7f7fffffu;
-        bits = (overflow ? saturated : toward_zero) | static_cast<std::uint32_t>(inexact);
+        const std::uint32_t keep = overflow - 1u;  // all ones unless the value overflowed
+        bits = ((saturated & ~keep) | (toward_zero & keep)) | inexact;
         std::memcpy(&out[i], &bits, 4);
     }
 }
@@ -51,7 +53,10 @@ bool has_f16c() {
 
 }  // namespace
 
-void narrow_block(const double* in, std::size_t count, DType t, void* out) {
+// Built for AVX-512, AVX2 and the x86-64 base (integer and exact conversions only: every
+// variant gives the same bits).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void narrow_block(const double* in, std::size_t count,
+                                                                                  DType t, void* out) {
     switch (t) {
         case DType::f64: std::memcpy(out, in, count * sizeof(double)); return;
         case DType::f32: {
@@ -67,7 +72,14 @@ void narrow_block(const double* in, std::size_t count, DType t, void* out) {
                 const std::size_t n = count - at < 256 ? count - at : 256;
                 round_to_odd(in + at, n, odd);
                 if (t == DType::bf16) {
-                    for (std::size_t i = 0; i < n; ++i) bits[at + i] = hb_f32_to_bf16(odd[i]);
+                    // hb_f32_to_bf16 without its branch, so that the loop vectorizes.
+                    for (std::size_t i = 0; i < n; ++i) {
+                        std::uint32_t u;
+                        std::memcpy(&u, &odd[i], 4);
+                        const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
+                        const std::uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+                        bits[at + i] = static_cast<std::uint16_t>(nan ? (u >> 16) | 0x0040u : rounded);
+                    }
                     continue;
                 }
 #if defined(__x86_64__)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/float_narrow.hpp"
 #include "core/rng.hpp"
@@ -17,33 +18,86 @@ namespace {
 // values depend only on the seed, never on the thread count.
 constexpr std::size_t piece_elements = 1 << 16;
 
-// Draws element values [begin, end) of a float tensor of n elements, in fp64, into `out`.
-void draw_float_values(std::size_t begin, std::size_t end, std::size_t n, double lo, double hi, double fmax, Rng& rng,
-                       double* out) {
-    if (std::isnan(lo) || std::isnan(hi)) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const double u = rng.uniform(-1.0, 1.0);
-            out[i - begin] = rng.uniform01() < 0.5 ? NAN : u;
+// Every float input but a constant one (generator 4): eight xoshiro256** lanes seeded from
+// the piece's generator, element 8k + l of a block drawn by lane l, so that the compiler runs
+// the lanes side by side in vector registers (a scalar draw per element was most of a timed
+// call's input preparation). Integer shifts, adds and xors only, and u = (52 random bits as a
+// double in [1, 2)) - 1 exactly: the values depend on the seed alone, never on the
+// instruction set.
+class LaneRng {
+  public:
+    static constexpr std::size_t lanes = 8;
+    explicit LaneRng(Rng& seeder) {
+        for (std::size_t l = 0; l < lanes; ++l) {
+            std::uint64_t state = seeder.next_u64();
+            for (auto& word : s_) word[l] = splitmix64(state);
         }
+    }
+    // out[i] = lo + span * u_i, clamped to [-fmax, fmax], for i < count (a multiple of `lanes`).
+    // Built for AVX-512, AVX2 and the x86-64 base (chosen when the library loads); the file is
+    // built without FMA contraction (CMakeLists.txt), so every variant computes the same bits.
+    __attribute__((target_clones("avx512f", "avx2", "default"))) void uniform(std::size_t count, double lo,
+                                                                                double span, double fmax,
+                                                                                double* out) {
+        U s0 = s_[0], s1 = s_[1], s2 = s_[2], s3 = s_[3];
+        const D low = D{} + lo, width = D{} + span, one = D{} + 1.0;
+        for (std::size_t at = 0; at < count; at += lanes) {
+            const U r = rotl((s1 << 2) + s1, 7);
+            const U bits = (((r << 3) + r) >> 12) | 0x3ff0000000000000ull;
+            const U t = s1 << 17;
+            s2 ^= s0;
+            s3 ^= s1;
+            s1 ^= s2;
+            s0 ^= s3;
+            s2 ^= t;
+            s3 = rotl(s3, 45);
+            D u;
+            std::memcpy(&u, &bits, sizeof u);
+            const D v = low + width * (u - one);
+            std::memcpy(out + at, &v, sizeof v);
+        }
+        s_[0] = s0, s_[1] = s1, s_[2] = s2, s_[3] = s3;
+        if (std::min(lo, lo + span) < -fmax || std::max(lo, lo + span) > fmax)  // wider than the dtype: a second pass
+            for (std::size_t i = 0; i < count; ++i) out[i] = std::clamp(out[i], -fmax, fmax);
+    }
+
+  private:
+    // GCC vector types: eight lanes, lowered to whatever vector width the build targets.
+    using U = std::uint64_t __attribute__((vector_size(64)));
+    using D = double __attribute__((vector_size(64)));
+    static U rotl(U x, int k) { return (x << k) | (x >> (64 - k)); }
+    U s_[4];
+};
+
+// Draws element values [begin, end) of a float tensor of n elements (at most 1024), in fp64,
+// into `out`. Every range but a constant one draws through the lanes.
+void draw_float_values(std::size_t begin, std::size_t end, std::size_t n, double lo, double hi, double fmax,
+                       LaneRng& lanes, double* out) {
+    const std::size_t count = end - begin;
+    const std::size_t whole = (count + LaneRng::lanes - 1) / LaneRng::lanes * LaneRng::lanes;  // extras dropped
+    if (std::isnan(lo) || std::isnan(hi)) {
+        alignas(64) double coin[1024];
+        lanes.uniform(whole, -1.0, 2.0, fmax, out);
+        lanes.uniform(whole, -1.0, 2.0, fmax, coin);
+        for (std::size_t i = 0; i < count; ++i) out[i] = coin[i] < 0 ? NAN : out[i];
         return;
     }
     if (std::isinf(lo) || std::isinf(hi)) {
         const std::size_t chunk = n / 20;
         const std::size_t low_end = std::isinf(lo) && lo < 0 ? std::min(n, std::max<std::size_t>(1, chunk)) : 0;
         const std::size_t high_begin = std::isinf(hi) && hi > 0 ? n - chunk : n;
-        for (std::size_t i = begin; i < end; ++i) {
-            const double u = rng.uniform(-1.0, 1.0);
-            out[i - begin] = i < low_end ? -INFINITY : i >= high_begin ? INFINITY : u;
-        }
+        lanes.uniform(whole, -1.0, 2.0, fmax, out);
+        for (std::size_t i = begin; i < end; ++i)
+            if (i < low_end) out[i - begin] = -INFINITY;
+            else if (i >= high_begin) out[i - begin] = INFINITY;
         return;
     }
     if (lo == hi) {
         const double c = std::clamp(lo, -fmax, fmax);
-        for (std::size_t i = begin; i < end; ++i) out[i - begin] = c;
+        for (std::size_t i = 0; i < count; ++i) out[i] = c;
         return;
     }
-    const double span = hi - lo;
-    for (std::size_t i = begin; i < end; ++i) out[i - begin] = std::clamp(lo + span * rng.uniform01(), -fmax, fmax);
+    lanes.uniform(whole, lo, hi - lo, fmax, out);
 }
 
 template <typename I>
@@ -60,10 +114,11 @@ void fill_piece(const TensorSpec& spec, void* data, std::size_t begin, std::size
         const double lo = range ? range->lo : 0.0, hi = range ? range->hi : 1.0;
         const double fmax = dtype_max(dtype);
         const std::size_t size = dtype_size(dtype);
-        double block[1024];
+        alignas(64) double block[1024];
+        LaneRng lanes(rng);
         for (std::size_t at = begin; at < end; at += 1024) {
             const std::size_t stop = std::min(end, at + 1024);
-            draw_float_values(at, stop, n, lo, hi, fmax, rng, block);
+            draw_float_values(at, stop, n, lo, hi, fmax, lanes, block);
             narrow_block(block, stop - at, dtype, static_cast<char*>(data) + at * size);
         }
         return;

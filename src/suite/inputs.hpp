@@ -12,7 +12,7 @@
 namespace hb {
 
 // Raised whenever the same seed would draw different inputs (part of every golden's cache key).
-inline constexpr int kInputGeneratorVersion = 3;
+inline constexpr int kInputGeneratorVersion = 4;
 
 struct Problem;
 class Operator;

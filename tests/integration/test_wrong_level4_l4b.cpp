@@ -21,10 +21,13 @@ TEST(WrongLevel4L4b, GruWithResetAndUpdateSwappedFailsFiniteCases) {
     EXPECT_EQ(s[16], "PASS");            // NaN
 }
 
-// lstm with i and f swapped: as gru, every finite case fails.
+// lstm with i and f swapped: every finite case with non-zero inputs fails. The all-zero cases
+// (3 and 4: only the biases, drawn in [-0.25, 0.25], act) are not asserted: there the swap
+// moves y by about the half-precision tolerance, and whether it passes depends on the biases
+// drawn (case 3 failed under input generator 3 and passes under 4).
 TEST(WrongLevel4L4b, LstmWithInputAndForgetSwappedFailsFiniteCases) {
-    auto s = wrong_kernel_statuses("lstm", {3, 6, 13, 15, 17});
-    EXPECT_EQ(s[3], "PRECISION_FAIL");   // zeros with bias lists, projection
+    auto s = wrong_kernel_statuses("lstm", {1, 6, 13, 15, 17});
+    EXPECT_EQ(s[1], "PRECISION_FAIL");   // float32 [-0.25, 0.25]
     EXPECT_EQ(s[6], "PRECISION_FAIL");   // float16 type boundary, two layers, projection
     EXPECT_EQ(s[13], "PRECISION_FAIL");  // bfloat16, bidirectional, projection
     EXPECT_EQ(s[15], "PASS");            // infinities
