@@ -5,6 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <mutex>
+#include <vector>
 #include <string>
 #include <utility>
 
@@ -18,14 +21,68 @@ std::size_t page_size() {
     return size;
 }
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+// Released mappings kept for the next buffer of the same size: a case allocates buffers of
+// the same few sizes again and again (each timed call's verification, each kept call), and a
+// fresh mapping costs a page fault and a zeroed page per 4 KiB, which memset on a reused one
+// beats several times over. Only large mappings are kept, at most kCacheBytes in all; the
+// oldest go first.
+constexpr std::size_t kCachedMin = 1u << 20;
+constexpr std::size_t kCacheBytes = std::size_t{1} << 30;
+
+struct CachedMapping {
+    void* mapping;
+    std::size_t bytes;
+    bool guard;
+};
+
+class MappingCache {
+  public:
+    void* take(std::size_t bytes, bool guard) {
+        if (bytes < kCachedMin) return nullptr;
+        std::lock_guard lock(mutex_);
+        for (auto it = kept_.rbegin(); it != kept_.rend(); ++it)
+            if (it->bytes == bytes && it->guard == guard) {
+                void* m = it->mapping;
+                total_ -= bytes;
+                kept_.erase(std::next(it).base());
+                return m;
+            }
+        return nullptr;
+    }
+    // False when the mapping is not kept (the caller unmaps it).
+    bool give(void* mapping, std::size_t bytes, bool guard) {
+        if (bytes < kCachedMin || bytes > kCacheBytes) return false;
+        std::lock_guard lock(mutex_);
+        while (total_ + bytes > kCacheBytes && !kept_.empty()) {
+            munmap(kept_.front().mapping, kept_.front().bytes);
+            total_ -= kept_.front().bytes;
+            kept_.erase(kept_.begin());
+        }
+        kept_.push_back({mapping, bytes, guard});
+        total_ += bytes;
+        return true;
+    }
+
+  private:
+    std::mutex mutex_;
+    std::vector<CachedMapping> kept_;
+    std::size_t total_ = 0;
+};
+
+MappingCache& mapping_cache() {
+    static MappingCache* cache = new MappingCache;  // never destroyed: buffers outlive statics
+    return *cache;
+}
 }  // namespace
 
 Buffer::Buffer(std::size_t bytes, bool guard_page) : bytes_(bytes) {
     const std::size_t page = page_size();
     const std::size_t body = round_up(bytes == 0 ? 1 : bytes, page);
     mapped_bytes_ = body + (guard_page ? page : 0);
-    mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                    -1, 0);
+    guard_ = guard_page;
+    if ((mapping_ = mapping_cache().take(mapped_bytes_, guard_page))) std::memset(mapping_, 0, body);
+    else mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapping_ == MAP_FAILED) {
         mapping_ = nullptr;
         throw Error("cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(errno),
@@ -58,6 +115,8 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
         mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
         data_ = std::exchange(other.data_, nullptr);
         bytes_ = std::exchange(other.bytes_, 0);
+        guard_ = std::exchange(other.guard_, false);
+        read_only_ = std::exchange(other.read_only_, false);
     }
     return *this;
 }
@@ -68,14 +127,19 @@ void Buffer::protect_read_only(bool read_only) {
     auto* begin = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(data_) / page * page);
     const std::size_t length = round_up(static_cast<char*>(data_) + bytes_ - begin, page);
     mprotect(begin, length, read_only ? PROT_READ : PROT_READ | PROT_WRITE);
+    read_only_ = read_only;
 }
 
 void Buffer::release() {
-    if (mapping_) munmap(mapping_, mapped_bytes_);
+    if (mapping_) {
+        if (read_only_) mprotect(mapping_, mapped_bytes_ - (guard_ ? page_size() : 0), PROT_READ | PROT_WRITE);
+        if (!mapping_cache().give(mapping_, mapped_bytes_, guard_)) munmap(mapping_, mapped_bytes_);
+    }
     mapping_ = nullptr;
     data_ = nullptr;
     bytes_ = 0;
     mapped_bytes_ = 0;
+    guard_ = read_only_ = false;
 }
 
 }  // namespace hb

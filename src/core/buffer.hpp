@@ -1,6 +1,6 @@
-// Page-aligned memory from mmap, optionally followed by an inaccessible guard page; or a
-// borrowed view of memory someone else owns (shared memory with a worker), which the
-// buffer never unmaps.
+// Page-aligned, zeroed memory from mmap, optionally followed by an inaccessible guard page;
+// or a borrowed view of memory someone else owns (shared memory with a worker), which the
+// buffer never unmaps. Large mappings are reused once released (zeroed again), not unmapped.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +29,8 @@ class Buffer {
     std::size_t mapped_bytes_ = 0;
     void* data_ = nullptr;
     std::size_t bytes_ = 0;
+    bool guard_ = false;
+    bool read_only_ = false;
 };
 
 }  // namespace hb

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 
+#include "core/dtype_blocks.hpp"
 #include "core/error.hpp"
 
 namespace hb {
@@ -250,7 +251,7 @@ std::string_view npy_descr(DType dtype) {
 
 std::vector<double> NpyArray::to_f64() const {
     std::vector<double> out(static_cast<std::size_t>(numel()));
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = load_element(bytes.data(), i, dtype);
+    widen_block(bytes.data(), out.size(), dtype, out.data());
     return out;
 }
 

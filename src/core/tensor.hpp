@@ -75,6 +75,10 @@ std::vector<Arg> borrow_args(const std::vector<ArgView>& views, const std::vecto
 // Owned copies of the views' contents; `written_lengths` (per argument, from the call that
 // wrote them) are kept on the variable-length ones.
 std::vector<Arg> copy_args(const std::vector<ArgView>& views, const std::vector<std::int64_t>& written_lengths = {});
+// The same into `into`, reusing its memory when it already holds arguments of the views'
+// layout (a kept timed call replaced by a later one), as copy_args otherwise.
+void copy_args_into(const std::vector<ArgView>& views, const std::vector<std::int64_t>& written_lengths,
+                    std::vector<Arg>& into);
 
 // fp64 values of an argument, for goldens and comparison.
 struct ArgValues {

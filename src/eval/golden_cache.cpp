@@ -7,6 +7,7 @@
 
 #include "core/cache_dir.hpp"
 #include "core/dtype.hpp"
+#include "core/dtype_blocks.hpp"
 #include "core/sha256.hpp"
 #include "suite/inputs.hpp"
 
@@ -71,7 +72,7 @@ std::optional<ValueArgs<double>> GoldenCache::load(const std::string& key, const
                     return std::nullopt;
                 const std::size_t esize = dtype_size(t.spec.dtype);
                 if (at + t.v.size() * esize > bytes->size()) return std::nullopt;
-                for (std::size_t i = 0; i < t.v.size(); ++i) t.v[i] = load_element(bytes->data() + at, i, t.spec.dtype);
+                widen_block(bytes->data() + at, t.v.size(), t.spec.dtype, t.v.data());
                 at += t.v.size() * esize;
                 t.written_length = tensors[k].at("written_length").get<std::int64_t>();
             }

@@ -43,6 +43,21 @@ void prepare_call_buffers(const CaseBuffers& buffers, int slot, unsigned char po
     flush_fence();
 }
 
+void prepare_timed_call_buffers(const CaseBuffers& buffers, int slot) {
+    for (const auto& a : buffers.outputs)
+        for (const auto& t : a.tensors) {
+            if (a.variable_length) std::memset(t.data, 0xff, t.bytes());
+            flush_range(t.data, t.bytes());
+        }
+    if (buffers.workspace_bytes) {
+        std::memset(buffers.workspace, 0xff, buffers.workspace_bytes);
+        flush_range(buffers.workspace, buffers.workspace_bytes);
+    }
+    for (const auto& a : buffers.input_slots.at(static_cast<std::size_t>(slot)))
+        for (const auto& t : a.tensors) flush_range(t.data, t.bytes());
+    flush_fence();
+}
+
 ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, const Operator& op, const TimingPlan& plan,
                              const TimedInputSeeds& seeds, std::mt19937_64& choice_rng, Clock::time_point deadline) {
     ColdMeasurement m;
@@ -59,7 +74,7 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
 
     for (int w = 0; w < plan.warmup; ++w) {
         const auto t = Clock::now();
-        prepare_call_buffers(buffers, 0, 0xff);
+        prepare_timed_call_buffers(buffers, 0);
         m.prepare_s += seconds_since(t);
         const CallResult r = session.call(0, deadline, CallCheck::quick);
         if (r.outcome != RunOutcome::ok) {
@@ -85,7 +100,7 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
         auto t = Clock::now();
         std::vector<Arg> inputs = borrow_args(buffers.input_slots[static_cast<std::size_t>(slot)]);
         fill_timed_inputs(problem, op, seed, inputs);
-        prepare_call_buffers(buffers, slot, 0xff);
+        prepare_timed_call_buffers(buffers, slot);
         m.prepare_s += seconds_since(t);
 
         const CallResult r = session.call(slot, deadline, CallCheck::quick);
@@ -113,10 +128,14 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
             const int j = std::uniform_int_distribution<int>(0, k - 1)(choice_rng);
             if (j < verified) keep_at = j;
         }
-        if (keep_at >= 0) {
-            KeptCall kept{k, seed, copy_args(buffers.outputs, r.written_lengths), r.written_lengths};
-            if (keep_at == static_cast<int>(m.kept.size())) m.kept.push_back(std::move(kept));
-            else m.kept[static_cast<std::size_t>(keep_at)] = std::move(kept);
+        if (keep_at == static_cast<int>(m.kept.size())) {
+            m.kept.push_back(KeptCall{k, seed, copy_args(buffers.outputs, r.written_lengths), r.written_lengths});
+        } else if (keep_at >= 0) {  // replaces an earlier kept call, in its memory
+            KeptCall& kept = m.kept[static_cast<std::size_t>(keep_at)];
+            kept.call = k;
+            kept.seed = seed;
+            copy_args_into(buffers.outputs, r.written_lengths, kept.outputs);
+            kept.written_lengths = r.written_lengths;
         }
         m.stop = rule.check(m.samples_ns);
         if (m.stop.stop) break;

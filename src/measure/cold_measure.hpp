@@ -57,6 +57,14 @@ struct ColdMeasurement {
 // inputs of `slot` from the caches.
 void prepare_call_buffers(const CaseBuffers& buffers, int slot, unsigned char poison);
 
+// Before a warmup or timed call: poisons (0xff) only what could carry state from one call to
+// the next, the workspace and outputs of data-dependent length (whose capacity past the
+// reported length the call need not write), then evicts everything as above. Every other
+// output must be written whole by the call, so what it held cannot survive the call, and
+// rewriting it (as many bytes as the inputs, often) would double the harness's time per call;
+// unwritten outputs are the correctness calls' finding.
+void prepare_timed_call_buffers(const CaseBuffers& buffers, int slot);
+
 ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, const Operator& op, const TimingPlan& plan,
                              const TimedInputSeeds& seeds, std::mt19937_64& choice_rng, Clock::time_point deadline);
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/float_narrow.hpp"
+#include "core/dtype_blocks.hpp"
 #include "core/rng.hpp"
 #include "hapbench/half.h"
 #include "ops/operator.hpp"

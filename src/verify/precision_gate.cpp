@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/tensor.hpp"
 
 namespace hb {
 
@@ -307,8 +308,8 @@ OutputVerdict compare_output(std::span<const double> candidate, std::span<const 
         return v;
     }
 
-    std::vector<double> y(golden_fp64.size());  // golden_truncated
-    for (std::size_t i = 0; i < y.size(); ++i) y[i] = round_to_dtype(golden_fp64[i], dtype);
+    std::vector<double> y(golden_fp64.begin(), golden_fp64.end());  // golden_truncated
+    round_values_to_dtype(y, dtype);
 
     // Statistics and special values, recorded in every mode.
     const double finite_max = dtype_max(dtype);

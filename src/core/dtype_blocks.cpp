@@ -1,4 +1,4 @@
-#include "core/float_narrow.hpp"
+#include "core/dtype_blocks.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -43,6 +43,13 @@ __attribute__((target("avx,f16c"))) void floats_to_f16_f16c(const float* in, std
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                          _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     for (; i < count; ++i) out[i] = hb_f32_to_f16(in[i]);
+}
+
+__attribute__((target("avx,f16c"))) void f16_to_floats_f16c(const std::uint16_t* in, std::size_t count, float* out) {
+    std::size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+    for (; i < count; ++i) out[i] = hb_f16_to_f32(in[i]);
 }
 
 bool has_f16c() {
@@ -95,6 +102,70 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void narrow_block(c
         default:
             for (std::size_t i = 0; i < count; ++i) store_element(out, i, t, in[i]);
             return;
+    }
+}
+
+
+namespace {
+template <typename T>
+__attribute__((always_inline)) inline void widen_plain(const void* in, std::size_t count, double* out) {
+    const T* v = static_cast<const T*>(in);
+    for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<double>(v[i]);
+}
+}  // namespace
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void widen_block(const void* in, std::size_t count, DType t,
+                                                                                 double* out) {
+    switch (t) {
+        case DType::f64: std::memcpy(out, in, count * sizeof(double)); return;
+        case DType::f32: widen_plain<float>(in, count, out); return;
+        case DType::i8: widen_plain<std::int8_t>(in, count, out); return;
+        case DType::u8: widen_plain<std::uint8_t>(in, count, out); return;
+        case DType::i16: widen_plain<std::int16_t>(in, count, out); return;
+        case DType::i32: widen_plain<std::int32_t>(in, count, out); return;
+        case DType::i64: widen_plain<std::int64_t>(in, count, out); return;
+        case DType::boolean: {
+            const auto* b = static_cast<const std::uint8_t*>(in);
+            for (std::size_t i = 0; i < count; ++i) out[i] = b[i] ? 1.0 : 0.0;
+            return;
+        }
+        case DType::bf16: {
+            const auto* b = static_cast<const std::uint16_t*>(in);
+            for (std::size_t i = 0; i < count; ++i) {
+                const std::uint32_t u = static_cast<std::uint32_t>(b[i]) << 16;
+                float f;
+                std::memcpy(&f, &u, 4);
+                out[i] = f;
+            }
+            return;
+        }
+        case DType::f16: {
+            const auto* h = static_cast<const std::uint16_t*>(in);
+            float wide[256];
+            for (std::size_t at = 0; at < count; at += 256) {
+                const std::size_t n = count - at < 256 ? count - at : 256;
+#if defined(__x86_64__)
+                if (has_f16c()) f16_to_floats_f16c(h + at, n, wide);
+                else
+#endif
+                    for (std::size_t i = 0; i < n; ++i) wide[i] = hb_f16_to_f32(h[at + i]);
+                for (std::size_t i = 0; i < n; ++i) out[at + i] = wide[i];
+            }
+            return;
+        }
+    }
+}
+
+void round_block(const double* in, std::size_t count, DType t, double* out) {
+    if (t == DType::f64) {
+        if (in != out) std::memmove(out, in, count * sizeof(double));
+        return;
+    }
+    alignas(64) unsigned char storage[256 * 8];
+    for (std::size_t at = 0; at < count; at += 256) {
+        const std::size_t n = count - at < 256 ? count - at : 256;
+        narrow_block(in + at, n, t, storage);
+        widen_block(storage, n, t, out + at);
     }
 }
 

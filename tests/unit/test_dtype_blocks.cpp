@@ -1,6 +1,7 @@
-// narrow_block (the input generator's fp64 -> dtype rounding, vectorized, one build per
+// The block conversions (narrow_block: the input generator's fp64 -> dtype rounding; widen_block
+// and round_block: verification's loads and golden rounding; vectorized, one build per
 // instruction set) against the scalar conversions of core/dtype: the same bits for every value,
-// ties, subnormals, overflow, infinities and NaN included.
+// ties, subnormals, overflow, infinities and NaN included, in every dtype.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
-#include "core/float_narrow.hpp"
+#include "core/dtype_blocks.hpp"
 #include "core/rng.hpp"
 #include "core/tensor.hpp"
 #include "suite/inputs.hpp"
@@ -71,6 +72,61 @@ TEST(NarrowBlock, MatchesTheScalarRoundingOfEveryDtype) {
             if (!same && wrong++ < 5)
                 ADD_FAILURE() << dtype_name(t) << " of " << in[i] << ": got 0x" << std::hex << half[i] << ", want 0x"
                               << want;
+        }
+        EXPECT_EQ(wrong, 0) << dtype_name(t);
+    }
+}
+
+// Every bit pattern of the 16-bit types, and the awkward values stored in each wider type.
+std::vector<unsigned char> stored_values(DType t) {
+    std::vector<unsigned char> bytes;
+    if (t == DType::f16 || t == DType::bf16) {
+        for (std::uint32_t b = 0; b < 65536; ++b) {
+            const auto h = static_cast<std::uint16_t>(b);
+            bytes.insert(bytes.end(), reinterpret_cast<const unsigned char*>(&h), reinterpret_cast<const unsigned char*>(&h) + 2);
+        }
+        return bytes;
+    }
+    const std::vector<double> in = awkward_values();
+    bytes.resize(in.size() * dtype_size(t));
+    for (std::size_t i = 0; i < in.size(); ++i) store_element(bytes.data(), i, t, in[i] * (is_integer(t) ? 1e3 : 1.0));
+    return bytes;
+}
+
+bool same_double(double a, double b) { return std::isnan(a) ? std::isnan(b) : std::memcmp(&a, &b, 8) == 0; }
+
+TEST(WidenBlock, MatchesLoadElementForEveryDtype) {
+    for (DType t : all_dtypes) {
+        const std::vector<unsigned char> bytes = stored_values(t);
+        const std::size_t n = bytes.size() / dtype_size(t);
+        std::vector<double> wide(n);
+        for (std::size_t at = 0; at < n; at += 777) {  // odd blocks: the vector loops' tails too
+            const std::size_t count = std::min<std::size_t>(777, n - at);
+            widen_block(bytes.data() + at * dtype_size(t), count, t, wide.data() + at);
+        }
+        int wrong = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double want = load_element(bytes.data(), i, t);
+            if (!same_double(wide[i], want) && wrong++ < 5)
+                ADD_FAILURE() << dtype_name(t) << " element " << i << ": got " << wide[i] << ", want " << want;
+        }
+        EXPECT_EQ(wrong, 0) << dtype_name(t);
+    }
+}
+
+TEST(RoundBlock, MatchesRoundToDtypeForEveryDtype) {
+    std::vector<double> in = awkward_values();
+    for (double& v : std::vector<double>(in)) in.push_back(v * 1e3);  // integer ranges too
+    for (DType t : all_dtypes) {
+        std::vector<double> rounded(in.size());
+        round_block(in.data(), in.size(), t, rounded.data());
+        std::vector<double> in_place = in;
+        round_block(in_place.data(), in_place.size(), t, in_place.data());
+        int wrong = 0;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const double want = round_to_dtype(in[i], t);
+            if ((!same_double(rounded[i], want) || !same_double(in_place[i], want)) && wrong++ < 5)
+                ADD_FAILURE() << dtype_name(t) << " of " << in[i] << ": got " << rounded[i] << ", want " << want;
         }
         EXPECT_EQ(wrong, 0) << dtype_name(t);
     }
