@@ -177,5 +177,56 @@ TEST(FreshInputs, AConstantRangeCaseStillDiffersBetweenTimedCalls) {
     EXPECT_NE(first, std::string(first.size(), '\0'));
 }
 
+// Before a timed call: the workspace and data-dependent outputs are poisoned (they could carry
+// state between calls), an output every call must write whole is left as it is.
+TEST(PrepareTimedCall, PoisonsOnlyWhatCanCarryState) {
+    std::vector<char> fixed(64, 7), variable(64, 7), workspace(128, 7), input(32, 7);
+    auto view = [](const std::string& name, bool variable_length, std::vector<char>& bytes) {
+        ArgView v;
+        v.name = name;
+        v.variable_length = variable_length;
+        v.tensors.push_back(TensorView{TensorSpec{DType::u8, Shape{static_cast<std::int64_t>(bytes.size())}}, bytes.data()});
+        return v;
+    };
+    CaseBuffers buffers;
+    buffers.input_slots.push_back({view("x", false, input)});
+    buffers.outputs = {view("y", false, fixed), view("indices", true, variable)};
+    buffers.workspace = workspace.data();
+    buffers.workspace_bytes = workspace.size();
+    prepare_timed_call_buffers(buffers, 0);
+    EXPECT_EQ(fixed, std::vector<char>(64, 7));
+    EXPECT_EQ(input, std::vector<char>(32, 7));
+    EXPECT_EQ(variable, std::vector<char>(64, static_cast<char>(0xff)));
+    EXPECT_EQ(workspace, std::vector<char>(128, static_cast<char>(0xff)));
+    // The correctness calls' preparation poisons every output.
+    prepare_call_buffers(buffers, 0, 0x00);
+    EXPECT_EQ(fixed, std::vector<char>(64, 0));
+    EXPECT_EQ(variable, std::vector<char>(64, 0));
+}
+
+// A kept timed call replaced by a later one is copied into the memory it already holds.
+TEST(CopyArgsInto, ReusesTheKeptCallsMemoryWhenTheLayoutMatches) {
+    std::vector<float> a(1000, 1.5f), b(1000, 2.5f);
+    auto views = [](std::vector<float>& v) {
+        ArgView view;
+        view.name = "y";
+        view.tensors.push_back(TensorView{TensorSpec{DType::f32, Shape{1000}}, reinterpret_cast<char*>(v.data())});
+        return std::vector<ArgView>{view};
+    };
+    std::vector<Arg> kept = copy_args(views(a));
+    const void* memory = kept[0].tensors[0].data();
+    copy_args_into(views(b), {}, kept);
+    EXPECT_EQ(kept[0].tensors[0].data(), memory);
+    EXPECT_EQ(kept[0].tensors[0].get(999), 2.5);
+    // Another layout: a fresh copy.
+    std::vector<float> c(10, 3.5f);
+    ArgView small;
+    small.name = "y";
+    small.tensors.push_back(TensorView{TensorSpec{DType::f32, Shape{10}}, reinterpret_cast<char*>(c.data())});
+    copy_args_into({small}, {}, kept);
+    ASSERT_EQ(kept[0].tensors[0].numel(), 10);
+    EXPECT_EQ(kept[0].tensors[0].get(9), 3.5);
+}
+
 }  // namespace
 }  // namespace hb

@@ -1,0 +1,47 @@
+// core/buffer: page-aligned, zeroed memory, also when a released mapping is reused; guard pages
+// and read-only protection survive reuse correctly.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstring>
+
+#include "core/buffer.hpp"
+
+namespace hb {
+namespace {
+
+TEST(Buffer, AReusedMappingIsZeroedAgain) {
+    const std::size_t bytes = 3u << 20;  // large enough to be kept when released
+    const void* first = nullptr;
+    {
+        Buffer b(bytes);
+        first = b.data();
+        std::memset(b.data(), 0xab, bytes);
+    }
+    Buffer again(bytes);
+    EXPECT_EQ(again.data(), first) << "a released large mapping of the same size is reused";
+    const auto* p = static_cast<const unsigned char*>(again.data());
+    std::size_t nonzero = 0;
+    for (std::size_t i = 0; i < bytes; ++i) nonzero += p[i] != 0;
+    EXPECT_EQ(nonzero, 0u);
+}
+
+TEST(Buffer, AReadOnlyBufferIsWritableWhenReused) {
+    const std::size_t bytes = 2u << 20;
+    { Buffer b(bytes); b.protect_read_only(true); }
+    Buffer again(bytes);
+    std::memset(again.data(), 1, bytes);  // would fault if the protection had stayed
+    EXPECT_EQ(static_cast<unsigned char*>(again.data())[bytes - 1], 1);
+}
+
+TEST(Buffer, AGuardPageFollowsTheDataAfterReuse) {
+    const std::size_t bytes = (2u << 20) + 100;
+    { Buffer b(bytes, true); }
+    Buffer again(bytes, true);
+    char* end = static_cast<char*>(again.data()) + bytes;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(end) % 4096, 0u);
+    EXPECT_DEATH({ *end = 1; }, "");
+}
+
+}  // namespace
+}  // namespace hb
