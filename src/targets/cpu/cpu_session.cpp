@@ -225,16 +225,13 @@ CallResult CpuSession::ring(CallKind kind, int slot, Clock::time_point deadline)
     page_->rc = 0;
     page_->message[0] = '\0';
     if (!worker_->arm()) return failure(std::nullopt, false, "");
-    // The worker wakes and spins; wait until it does. This wait is not timed, so after a short
-    // spin it sleeps: the worker may be queued behind one of the harness's OpenMP threads,
-    // spinning after the input fill, and a CPU that goes idle takes it over at once, where
-    // spinning (even with yields) left it waiting 1.5 to 1.8 ms a call (sleeping: about 1 ms).
+    // The worker wakes and spins; wait until it does (it may take a scheduler tick).
     for (std::uint64_t spins = 0; page_->armed.load(std::memory_order_acquire) != sequence; ++spins) {
         _mm_pause();
-        if (spins >= 256) std::this_thread::sleep_for(std::chrono::microseconds(10));
         if ((spins & 0x3fff) == 0x3fff) {
             if (Clock::now() >= deadline) return failure(std::nullopt, true, "while the worker was waking up");
             if (!worker_->running() || kill(worker_->pid(), 0) != 0) return failure(std::nullopt, false, "");
+            std::this_thread::yield();
         }
     }
     const auto t0 = Clock::now();
