@@ -52,8 +52,8 @@ class Operator {
     // at a size like 3, e.g. a grid of xyz coordinates): the generator then draws every case
     // non-aligned instead of failing to meet the 40% aligned plan.
     virtual bool can_align() const { return true; }
-    // The version of golden() and same_precision(): part of the key of every cached golden,
-    // so raise it whenever either computes something different.
+    // The version of golden(), same_precision() and fix_inputs(): part of the key of every
+    // cached golden, so raise it whenever any of them computes something different.
     virtual int golden_version() const { return 1; }
     // The fewest input elements an aligned case of the first input's dtype can have (0: no
     // floor). An int8 matmul's aligned k and n are multiples of 512, so its aligned cases

@@ -148,6 +148,8 @@ class RoiAlignOp final : public OperatorWithCompute<RoiAlignOp> {
   public:
     std::string name() const override { return "roi_align"; }
     int level() const override { return 3; }
+    // 2: fix_inputs redraws ambiguous boxes for NaN x too, so the NaN cases' inputs changed.
+    int golden_version() const override { return 2; }
     std::string baseline_description() const override {
         return "plain C++ with OpenMP over (box, channel block) pairs, torchvision's CPU algorithm (each bin's sample "
                "positions and bilinear weights computed once per box and applied to every channel), fp16 computed in "
@@ -314,11 +316,14 @@ class RoiAlignOp final : public OperatorWithCompute<RoiAlignOp> {
         const DType dtype = boxes.spec.dtype;
         const double mx = static_cast<double>(g.w - 1) / g.scale, my = static_cast<double>(g.h - 1) / g.scale;
         // A bin size (adaptive sampling) within 1e-3 of an integer: its ceiling (the grid)
-        // could differ between fp32 and fp64. With infinite x, also a sample coordinate within
-        // 1e-3 of an integer: a tap weight exactly 0 in one precision and not in the other
-        // turns 0 * inf = NaN into +-inf (finite x is continuous there).
+        // could differ between fp32 and fp64. With infinite or NaN x, also a sample coordinate
+        // within 1e-3 of an integer: a tap weight exactly 0 in one precision and not in the
+        // other turns 0 * inf = NaN into +-inf, and a tap cell one precision touches and the
+        // other does not decides NaN or a number (finite x is continuous there). Found on
+        // fresh timed-call inputs of the NaN case (about 1 verified call in 30 failed).
         const auto& x_range = p.spec.inputs.at(0).range;
-        const bool special_x = x_range && (std::isinf(x_range->lo) || std::isinf(x_range->hi));
+        const bool special_x = x_range && (std::isinf(x_range->lo) || std::isinf(x_range->hi) ||
+                                           std::isnan(x_range->lo) || std::isnan(x_range->hi));
         auto near_integer = [](double v) { return std::fabs(v - std::nearbyint(v)) < 1e-3; };
         auto ambiguous = [&](double lo, double hi, std::int64_t bins) {
             const BoxAxis<double> a = box_axis<double>(lo, hi, bins, g);
