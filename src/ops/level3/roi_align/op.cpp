@@ -320,7 +320,7 @@ class RoiAlignOp final : public OperatorWithCompute<RoiAlignOp> {
         // within 1e-3 of an integer: a tap weight exactly 0 in one precision and not in the
         // other turns 0 * inf = NaN into +-inf, and a tap cell one precision touches and the
         // other does not decides NaN or a number (finite x is continuous there). Found on
-        // fresh timed-call inputs of the NaN case (about 1 verified call in 30 failed).
+        // fresh timed-call inputs of the NaN case (2 of 3 eval seeds failed within 50 verified calls).
         const auto& x_range = p.spec.inputs.at(0).range;
         const bool special_x = x_range && (std::isinf(x_range->lo) || std::isinf(x_range->hi) ||
                                            std::isnan(x_range->lo) || std::isnan(x_range->hi));
