@@ -28,10 +28,13 @@ CallTime call_time(double window_ns, double worker_ns, double overhead_high_ns) 
     return t;
 }
 
-void prepare_call_buffers(const CaseBuffers& buffers, int slot, unsigned char poison) {
+namespace {
+// Poisons the workspace, and every output or (every_output false) only those of
+// data-dependent length, with `poison`; then evicts them and the inputs of `slot`.
+void poison_and_flush(const CaseBuffers& buffers, int slot, unsigned char poison, bool every_output) {
     for (const auto& a : buffers.outputs)
         for (const auto& t : a.tensors) {
-            std::memset(t.data, poison, t.bytes());
+            if (every_output || a.variable_length) std::memset(t.data, poison, t.bytes());
             flush_range(t.data, t.bytes());
         }
     if (buffers.workspace_bytes) {
@@ -42,21 +45,13 @@ void prepare_call_buffers(const CaseBuffers& buffers, int slot, unsigned char po
         for (const auto& t : a.tensors) flush_range(t.data, t.bytes());
     flush_fence();
 }
+}  // namespace
 
-void prepare_timed_call_buffers(const CaseBuffers& buffers, int slot) {
-    for (const auto& a : buffers.outputs)
-        for (const auto& t : a.tensors) {
-            if (a.variable_length) std::memset(t.data, 0xff, t.bytes());
-            flush_range(t.data, t.bytes());
-        }
-    if (buffers.workspace_bytes) {
-        std::memset(buffers.workspace, 0xff, buffers.workspace_bytes);
-        flush_range(buffers.workspace, buffers.workspace_bytes);
-    }
-    for (const auto& a : buffers.input_slots.at(static_cast<std::size_t>(slot)))
-        for (const auto& t : a.tensors) flush_range(t.data, t.bytes());
-    flush_fence();
+void prepare_call_buffers(const CaseBuffers& buffers, int slot, unsigned char poison) {
+    poison_and_flush(buffers, slot, poison, true);
 }
+
+void prepare_timed_call_buffers(const CaseBuffers& buffers, int slot) { poison_and_flush(buffers, slot, 0xff, false); }
 
 ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, const Operator& op, const TimingPlan& plan,
                              const TimedInputSeeds& seeds, std::mt19937_64& choice_rng, Clock::time_point deadline) {
