@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/dtype_blocks.hpp"
 #include "core/error.hpp"
 #include "core/tensor.hpp"
 
@@ -58,6 +59,47 @@ Element classify(double out, double ref, double finite_max) {
     if (out_inf) e.out = std::copysign(finite_max, out);
     if (ref_inf) e.ref = std::copysign(finite_max, ref);
     return e;
+}
+
+// The statistics pass of compare_output over elements [begin, end), merged in block order.
+constexpr std::size_t kStatsBlock = 32768;
+
+struct BlockStats {
+    std::int64_t nan_matched = 0, inf_matched = 0, nan_mismatches = 0, inf_sign_mismatches = 0, inf_one_sided = 0,
+                 compared = 0;
+    std::int64_t first_nan_mismatch_index = -1, first_inf_sign_mismatch_index = -1, max_rel_err_index = -1;
+    double sum = 0, max_rel_err = 0, max_rel_err_got = 0, max_rel_err_expected = 0;
+};
+
+BlockStats block_stats(std::span<const double> candidate, const std::vector<double>& y, std::size_t begin,
+                       std::size_t end, double finite_max) {
+    BlockStats s;
+    for (std::size_t i = begin; i < end; ++i) {
+        const Element el = classify(candidate[i], y[i], finite_max);
+        const auto index = static_cast<std::int64_t>(i);
+        switch (el.kind) {
+            case ElementKind::nan_match: ++s.nan_matched; continue;
+            case ElementKind::inf_match: ++s.inf_matched; continue;
+            case ElementKind::nan_mismatch:
+                if (s.nan_mismatches++ == 0) s.first_nan_mismatch_index = index;
+                continue;
+            case ElementKind::inf_sign_mismatch:
+                if (s.inf_sign_mismatches++ == 0) s.first_inf_sign_mismatch_index = index;
+                continue;
+            case ElementKind::compared: break;
+        }
+        if (el.one_sided_inf) ++s.inf_one_sided;
+        ++s.compared;
+        const double e = relative_error(el.out, el.ref);
+        s.sum += e;
+        if (e > s.max_rel_err) {
+            s.max_rel_err = e;
+            s.max_rel_err_index = index;
+            s.max_rel_err_got = el.out;
+            s.max_rel_err_expected = el.ref;
+        }
+    }
+    return s;
 }
 
 enum class Region { small_value, cancellation, normal };
@@ -308,35 +350,36 @@ OutputVerdict compare_output(std::span<const double> candidate, std::span<const 
         return v;
     }
 
-    std::vector<double> y(golden_fp64.begin(), golden_fp64.end());  // golden_truncated
-    round_values_to_dtype(y, dtype);
-
-    // Statistics and special values, recorded in every mode.
+    // golden_truncated, and the statistics and special values (recorded in every mode), block
+    // by block on every thread; the blocks are merged in order, so the result does not depend
+    // on the thread count (the first maximum, the first index of each mismatch, one sum order).
+    std::vector<double> y(golden_fp64.size());
+    const std::size_t blocks = (y.size() + kStatsBlock - 1) / kStatsBlock;
+    std::vector<BlockStats> stats(blocks);
     const double finite_max = dtype_max(dtype);
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t begin = b * kStatsBlock, end = std::min(y.size(), begin + kStatsBlock);
+        round_block(golden_fp64.data() + begin, end - begin, dtype, y.data() + begin);
+        stats[b] = block_stats(candidate, y, begin, end, finite_max);
+    }
     double sum = 0;
-    for (std::size_t i = 0; i < y.size(); ++i) {
-        const Element el = classify(candidate[i], y[i], finite_max);
-        const auto index = static_cast<std::int64_t>(i);
-        switch (el.kind) {
-            case ElementKind::nan_match: ++v.nan_matched; continue;
-            case ElementKind::inf_match: ++v.inf_matched; continue;
-            case ElementKind::nan_mismatch:
-                if (v.nan_mismatches++ == 0) v.first_nan_mismatch_index = index;
-                continue;
-            case ElementKind::inf_sign_mismatch:
-                if (v.inf_sign_mismatches++ == 0) v.first_inf_sign_mismatch_index = index;
-                continue;
-            case ElementKind::compared: break;
-        }
-        if (el.one_sided_inf) ++v.inf_one_sided;
-        ++v.compared;
-        const double e = relative_error(el.out, el.ref);
-        sum += e;
-        if (e > v.max_rel_err) {
-            v.max_rel_err = e;
-            v.max_rel_err_index = index;
-            v.max_rel_err_got = el.out;
-            v.max_rel_err_expected = el.ref;
+    for (const BlockStats& b : stats) {
+        v.nan_matched += b.nan_matched;
+        v.inf_matched += b.inf_matched;
+        if (v.nan_mismatches == 0 && b.nan_mismatches > 0) v.first_nan_mismatch_index = b.first_nan_mismatch_index;
+        v.nan_mismatches += b.nan_mismatches;
+        if (v.inf_sign_mismatches == 0 && b.inf_sign_mismatches > 0)
+            v.first_inf_sign_mismatch_index = b.first_inf_sign_mismatch_index;
+        v.inf_sign_mismatches += b.inf_sign_mismatches;
+        v.inf_one_sided += b.inf_one_sided;
+        v.compared += b.compared;
+        sum += b.sum;
+        if (b.max_rel_err > v.max_rel_err) {
+            v.max_rel_err = b.max_rel_err;
+            v.max_rel_err_index = b.max_rel_err_index;
+            v.max_rel_err_got = b.max_rel_err_got;
+            v.max_rel_err_expected = b.max_rel_err_expected;
         }
     }
     v.mean_rel_err = v.compared > 0 ? sum / static_cast<double>(v.compared) : 0.0;

@@ -530,6 +530,40 @@ TEST(PrecisionGateSamePositions, MovingAnErrorOutOfTheCancellationRegionCanFailI
     EXPECT_TRUE(compare(farther, y, y, DType::f16).passed);
 }
 
+// The statistics pass runs in blocks of 32,768 elements on every thread and merges them in
+// order: the result is the serial one (first maximum, first index of each mismatch, counts).
+TEST(PrecisionGate, StatisticsOverManyBlocksAreTheSerialOnes) {
+    const std::size_t n = 200000;  // 7 blocks, the last one partial
+    Values golden(n), candidate(n);
+    for (std::size_t i = 0; i < n; ++i) golden[i] = candidate[i] = 1.0 + static_cast<double>(i % 1000) / 1024.0;
+    candidate[40000] = nan;         // first NaN mismatch, in block 1
+    candidate[150000] = nan;        // a second, in block 4
+    golden[70000] = candidate[70000] = nan;  // a matched NaN
+    golden[90000] = inf;            // a one-sided infinity: compared as the fp32 maximum
+    candidate[60000] = -inf;        // opposite sign to nothing: a one-sided infinity too
+    golden[120000] = -inf;
+    candidate[120000] = inf;        // opposite-sign infinities
+    candidate[50000] *= 1.5;        // the largest relative error, twice: the first index wins
+    candidate[190000] = golden[190000] * 1.5;
+    candidate[100000] *= 1.25;
+    const OutputVerdict v = compare(candidate, golden, golden, DType::f32);
+    EXPECT_EQ(v.elements, static_cast<std::int64_t>(n));
+    EXPECT_EQ(v.nan_mismatches, 2);
+    EXPECT_EQ(v.first_nan_mismatch_index, 40000);
+    EXPECT_EQ(v.nan_matched, 1);
+    EXPECT_EQ(v.inf_sign_mismatches, 1);
+    EXPECT_EQ(v.first_inf_sign_mismatch_index, 120000);
+    EXPECT_EQ(v.inf_one_sided, 2);
+    EXPECT_EQ(v.compared, static_cast<std::int64_t>(n) - 4);
+    EXPECT_EQ(v.max_rel_err_index, 60000);  // -fmax against about 1.6: the largest of all
+    // The mean is the sum of the same errors: 0.5 twice, 0.25 once and the two one-sided ones.
+    const double fmax = static_cast<double>(std::numeric_limits<float>::max());
+    const double g60000 = golden[60000], g90000 = candidate[90000];
+    const double expected_sum = 0.5 + 0.5 + 0.25 + (fmax + g60000) / (g60000 + 1e-7) + (fmax - g90000) / (fmax + 1e-7);
+    EXPECT_NEAR(v.mean_rel_err, expected_sum / static_cast<double>(v.compared), 1e-12 * v.mean_rel_err);
+    EXPECT_FALSE(v.passed);
+}
+
 TEST(PrecisionGate, TheDtypeMaximumForAnInfiniteGoldenJoinsTheMean) {
     // The other way a change the gate's measure does not call better can pass (see
     // docs/methodology.md): bf16, three small-value errors of e = 2^-5 (|out - y| = 2^-15 >

@@ -1,5 +1,5 @@
 // A region of shared memory between hapbench and one worker: a memfd the harness maps
-// read-write, resizes per case, and hands to the worker either read-write or through a
+// read-write, resizes per case (it only grows, for the session's life), and hands to the worker either read-write or through a
 // second, read-only descriptor (a read-only open of the memfd cannot be mapped writable,
 // so a kernel cannot write its inputs even by changing its own mapping's protection).
 #pragma once
@@ -16,7 +16,8 @@ class SharedRegion {
     SharedRegion(const SharedRegion&) = delete;
     SharedRegion& operator=(const SharedRegion&) = delete;
 
-    // Sizes the region to `bytes` (contents are not kept) and maps it in the harness.
+    // Maps the region's first `bytes` in the harness, growing the memfd when it is smaller.
+    // The contents are what earlier cases left: callers write every byte they later read.
     void resize(std::size_t bytes);
     char* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
@@ -29,6 +30,7 @@ class SharedRegion {
     int fd_ = -1;
     char* data_ = nullptr;
     std::size_t bytes_ = 0;
+    std::size_t file_bytes_ = 0;  // the memfd's size
 };
 
 }  // namespace hb::cpu
