@@ -22,11 +22,12 @@ std::size_t page_size() {
 }
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
-// Released mappings kept for the next buffer of the same size: a case allocates buffers of
-// the same few sizes again and again (each timed call's verification, each kept call), and a
-// fresh mapping costs a page fault and a zeroed page per 4 KiB, which memset on a reused one
-// beats several times over. Only large mappings are kept, at most kCacheBytes in all; the
-// oldest go first.
+// Released mappings kept for the next buffer of about the same size: a case allocates buffers
+// of the same few sizes again and again (each timed call's verification, each kept call), the
+// next case sizes like it, and a fresh mapping costs a page fault and a zeroed page per 4 KiB,
+// which memset on a reused one beats several times over. A buffer takes the smallest kept
+// mapping of its size up to twice its size. Only large mappings are kept, at most
+// kCacheBytes in all; the oldest go first.
 constexpr std::size_t kCachedMin = 1u << 20;
 constexpr std::size_t kCacheBytes = std::size_t{1} << 30;
 
@@ -38,17 +39,22 @@ struct CachedMapping {
 
 class MappingCache {
   public:
-    void* take(std::size_t bytes, bool guard) {
+    // The smallest kept mapping of at least `bytes` and at most twice that, with or without a
+    // guard page like the request; its size goes to `mapped` (null: none fits).
+    void* take(std::size_t bytes, bool guard, std::size_t& mapped) {
         if (bytes < kCachedMin) return nullptr;
         std::lock_guard lock(mutex_);
-        for (auto it = kept_.rbegin(); it != kept_.rend(); ++it)
-            if (it->bytes == bytes && it->guard == guard) {
-                void* m = it->mapping;
-                total_ -= bytes;
-                kept_.erase(std::next(it).base());
-                return m;
-            }
-        return nullptr;
+        auto best = kept_.end();
+        for (auto it = kept_.begin(); it != kept_.end(); ++it)
+            if (it->guard == guard && it->bytes >= bytes && it->bytes / 2 <= bytes &&
+                (best == kept_.end() || it->bytes < best->bytes))
+                best = it;
+        if (best == kept_.end()) return nullptr;
+        void* m = best->mapping;
+        mapped = best->bytes;
+        total_ -= best->bytes;
+        kept_.erase(best);
+        return m;
     }
     // False when the mapping is not kept (the caller unmaps it).
     bool give(void* mapping, std::size_t bytes, bool guard) {
@@ -78,11 +84,17 @@ MappingCache& mapping_cache() {
 
 Buffer::Buffer(std::size_t bytes, bool guard_page) : bytes_(bytes) {
     const std::size_t page = page_size();
-    const std::size_t body = round_up(bytes == 0 ? 1 : bytes, page);
+    std::size_t body = round_up(bytes == 0 ? 1 : bytes, page);
+    const std::size_t used = body;  // the pages the data lies in
     mapped_bytes_ = body + (guard_page ? page : 0);
     guard_ = guard_page;
-    if ((mapping_ = mapping_cache().take(mapped_bytes_, guard_page))) std::memset(mapping_, 0, body);
-    else mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if ((mapping_ = mapping_cache().take(mapped_bytes_, guard_page, mapped_bytes_))) {
+        // A larger mapping: its guard page (still PROT_NONE) stays at its end, the data before it.
+        body = mapped_bytes_ - (guard_page ? page : 0);
+        std::memset(static_cast<char*>(mapping_) + (guard_page ? body - used : 0), 0, used);
+    } else {
+        mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    }
     if (mapping_ == MAP_FAILED) {
         mapping_ = nullptr;
         throw Error("cannot allocate " + std::to_string(bytes) + " bytes: " + std::strerror(errno),

@@ -59,9 +59,10 @@ const ValueArgs<double>& PreparedCase::same_precision() const {
 }
 
 OutputVerdictSummary PreparedCase::judge(const std::vector<Arg>& candidate) const {
+    static const ValueArgs<double> no_inputs;  // the gate reads none: no fp64 copy of them is made
     return judge_outputs(problem_, values_from_args(candidate), golden_,
                          SamePrecisionReference([this]() -> const ValueArgs<double>& { return same_precision(); }),
-                         input_values());
+                         gate_reads_inputs(problem_) ? input_values() : no_inputs);
 }
 
 OutputVerdictSummary judge_against_inputs(const Operator& op, const Problem& problem, const std::vector<Arg>& inputs,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -71,9 +72,57 @@ struct BlockStats {
     double sum = 0, max_rel_err = 0, max_rel_err_got = 0, max_rel_err_expected = 0;
 };
 
+// The common block: every value finite on both sides, so no special-value rule applies. The
+// errors are summed in eight fixed lanes and their maximum kept per lane, which vectorizes
+// without changing a bit between instruction sets (no operation here is contracted or
+// reordered); the maximum's first index is found again afterwards. False when some value
+// is NaN or infinite (the caller walks the block element by element).
+__attribute__((target_clones("avx512f", "avx2", "default"))) bool finite_block_stats(const double* c, const double* y,
+                                                                                      std::size_t count, BlockStats& s) {
+    constexpr std::size_t kLanes = 8;
+    constexpr double kFiniteMax = std::numeric_limits<double>::max();
+    double sum[kLanes] = {}, max[kLanes] = {};
+    bool finite = true;
+    std::size_t i = 0;
+    for (; i + kLanes <= count; i += kLanes)
+        for (std::size_t l = 0; l < kLanes; ++l) {
+            finite &= (std::fabs(c[i + l]) <= kFiniteMax) & (std::fabs(y[i + l]) <= kFiniteMax);
+            const double e = std::fabs(c[i + l] - y[i + l]) / (std::fabs(y[i + l]) + kRelErrFloor);
+            sum[l] += e;
+            max[l] = max[l] < e ? e : max[l];
+        }
+    if (!finite) return false;
+    double total = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
+    double largest = 0;
+    for (double m : max) largest = largest < m ? m : largest;
+    for (; i < count; ++i) {
+        if (!(std::fabs(c[i]) <= kFiniteMax && std::fabs(y[i]) <= kFiniteMax)) return false;
+        const double e = std::fabs(c[i] - y[i]) / (std::fabs(y[i]) + kRelErrFloor);
+        total += e;
+        largest = largest < e ? e : largest;
+    }
+    s.compared = static_cast<std::int64_t>(count);
+    s.sum = total;
+    if (largest > 0)
+        for (std::size_t k = 0; k < count; ++k)
+            if (std::fabs(c[k] - y[k]) / (std::fabs(y[k]) + kRelErrFloor) == largest) {
+                s.max_rel_err = largest;
+                s.max_rel_err_index = static_cast<std::int64_t>(k);
+                s.max_rel_err_got = c[k];
+                s.max_rel_err_expected = y[k];
+                break;
+            }
+    return true;
+}
+
 BlockStats block_stats(std::span<const double> candidate, const std::vector<double>& y, std::size_t begin,
                        std::size_t end, double finite_max) {
     BlockStats s;
+    if (finite_block_stats(candidate.data() + begin, y.data() + begin, end - begin, s)) {
+        s.max_rel_err_index += s.max_rel_err_index >= 0 ? static_cast<std::int64_t>(begin) : 0;
+        return s;
+    }
+    s = BlockStats{};
     for (std::size_t i = begin; i < end; ++i) {
         const Element el = classify(candidate[i], y[i], finite_max);
         const auto index = static_cast<std::int64_t>(i);
@@ -463,6 +512,12 @@ OutputVerdict gather_output(const Problem& problem, const IndexGather& ig,
 }
 
 }  // namespace
+
+bool gate_reads_inputs(const Problem& problem) {
+    for (std::size_t a = 0; a < problem.outputs.size(); ++a)
+        if (const OutputDef* def = find_output_def(problem, a); def && def->index_gather) return true;
+    return false;
+}
 
 GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& candidate_outputs,
                               const ValueArgs<double>& golden, const ValueArgs<double>& same_precision,

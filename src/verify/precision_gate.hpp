@@ -123,6 +123,10 @@ GateResult run_precision_gate(const Problem& problem, const ValueArgs<double>& c
                               const ValueArgs<double>& golden, const SamePrecisionReference& same_precision,
                               const ValueArgs<double>& inputs);
 
+// Whether run_precision_gate reads `inputs` for this problem: only an output checked by
+// gathering (index_gather) does; every other gate may be given empty inputs.
+bool gate_reads_inputs(const Problem& problem);
+
 // The verdict on a timed call's fresh inputs (eval/verify_timed_calls). The normal region's
 // zero rule (candidate errors where the same-precision reference has none fail) is decided by
 // one summation order on fresh random draws that no case author looked at: in a

@@ -43,5 +43,34 @@ TEST(Buffer, AGuardPageFollowsTheDataAfterReuse) {
     EXPECT_DEATH({ *end = 1; }, "");
 }
 
+TEST(Buffer, ASmallerBufferTakesALargerMappingZeroedWithItsGuardAtTheEnd) {
+    const std::size_t large = (4u << 20) + 300, small = (3u << 20) + 100;  // small >= large / 2
+    char* large_end = nullptr;
+    {
+        Buffer b(large, true);
+        std::memset(b.data(), 0xcd, large);
+        large_end = static_cast<char*>(b.data()) + large;
+    }
+    Buffer again(small, true);
+    char* end = static_cast<char*>(again.data()) + small;
+    EXPECT_EQ(end, large_end) << "the larger mapping is reused, the data ending at its guard page";
+    const auto* p = static_cast<const unsigned char*>(again.data());
+    std::size_t nonzero = 0;
+    for (std::size_t i = 0; i < small; ++i) nonzero += p[i] != 0;
+    EXPECT_EQ(nonzero, 0u);
+    EXPECT_DEATH({ *end = 1; }, "");
+}
+
+TEST(Buffer, AMappingMoreThanTwiceTheSizeIsNotTaken) {
+    const std::size_t large = 9u << 20, small = 4u << 20;
+    const void* first = nullptr;
+    {
+        Buffer b(large);
+        first = b.data();
+    }
+    Buffer again(small);
+    EXPECT_NE(again.data(), first);
+}
+
 }  // namespace
 }  // namespace hb

@@ -564,6 +564,32 @@ TEST(PrecisionGate, StatisticsOverManyBlocksAreTheSerialOnes) {
     EXPECT_FALSE(v.passed);
 }
 
+// All finite: the vectorized pass. The first of equal maxima wins, inside a block and across
+// blocks, and the mean is the serial one up to summation order.
+TEST(PrecisionGate, FiniteBlocksFindTheFirstMaximumAndTheMean) {
+    const std::size_t n = 100003;  // a tail that is not a multiple of the eight lanes
+    Values golden(n), candidate(n);
+    double serial_sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        golden[i] = 0.5 + static_cast<double>(i % 97) / 64.0;
+        candidate[i] = golden[i] * (1 + static_cast<double>(i % 5) * 1e-5);
+    }
+    for (std::size_t i : {std::size_t{33000}, std::size_t{33005}, std::size_t{70000}, n - 1}) {
+        golden[i] = 1.0;
+        candidate[i] = 1.001;  // four equal largest errors
+    }
+    for (std::size_t i = 0; i < n; ++i) serial_sum += std::fabs(candidate[i] - golden[i]) / (std::fabs(golden[i]) + 1e-7);
+    const OutputVerdict v = compare(candidate, golden, golden, DType::f64);
+    EXPECT_EQ(v.compared, static_cast<std::int64_t>(n));
+    EXPECT_EQ(v.max_rel_err_index, 33000);
+    EXPECT_EQ(v.max_rel_err_got, candidate[33000]);
+    EXPECT_NEAR(v.mean_rel_err, serial_sum / static_cast<double>(n), 1e-12);
+    // Every error zero: no index, like the serial pass.
+    const OutputVerdict exact = compare(golden, golden, golden, DType::f64);
+    EXPECT_EQ(exact.max_rel_err_index, -1);
+    EXPECT_EQ(exact.mean_rel_err, 0.0);
+}
+
 TEST(PrecisionGate, TheDtypeMaximumForAnInfiniteGoldenJoinsTheMean) {
     // The other way a change the gate's measure does not call better can pass (see
     // docs/methodology.md): bf16, three small-value errors of e = 2^-5 (|out - y| = 2^-15 >
