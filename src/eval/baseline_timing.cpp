@@ -57,7 +57,8 @@ BaselineTimings::~BaselineTimings() = default;
 void BaselineTimings::close() { session_.reset(); }
 
 // The first line names the timing method: 2 since the worker maps its shared memory
-// populated (no page faults inside timed calls) and the harness's helper threads idle.
+// populated (no page faults on the case's buffers inside timed calls) and the harness's
+// helper threads at idle priority.
 std::string BaselineTimings::key(const PreparedCase& prepared) const {
     return sha256_hex(fmt::format("hapbench baseline timing 2\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
                                   hardware_fingerprint_, options_.threads, library_hash_, plan_.describe(),
