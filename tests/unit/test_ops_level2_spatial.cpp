@@ -403,13 +403,14 @@ TEST(OpsLevel2Spatial, GridSamplerFixInputsMovesFloat32NearTiesOnAllAxes) {
     // x [1, 1, 1, 1, 4], nearest, align_corners=false: a value g maps to 2g + 1.5 along W and
     // g / 2 along the size-1 dims; g = 0.0002 (1.5004 along W), g = 0 (an exact tie at 1.5)
     // and g = 0.5 (a tie along W) are all redrawn for a float32 grid, since a timed call may
-    // move any of them to any axis. A float16 grid is left alone (exact in fp32).
+    // move any of them to any axis. A float16 grid keeps them (exact in fp32), but not
+    // g = 2^-24: fp32 rounds g + 1 to 1, so its coordinate is 1.5 there and 1.5 + 2^-23 in fp64.
     auto fixed = [](DType dtype, const std::string& interp) {
         const Problem p = problem_for("grid_sampler_3d", {{dtype, {1, 1, 1, 1, 4}}, {dtype, {1, 1, 1, 2, 3}}},
                                       {{"interpolation_mode", s(interp)}});
         std::vector<Arg> inputs = allocate_args(p.inputs, false);
         Tensor& grid = inputs.at(1).tensors.at(0);
-        const double values[6] = {0.0002, 0, 0, 0.5, 0, 0.7};
+        const double values[6] = {0.0002, 0, std::ldexp(1.0, -24), 0.5, 0, 0.7};
         for (std::size_t k = 0; k < 6; ++k) grid.set(k, values[k]);
         Rng rng(5);
         op_named("grid_sampler_3d").fix_inputs(p, inputs, rng);
@@ -424,6 +425,12 @@ TEST(OpsLevel2Spatial, GridSamplerFixInputsMovesFloat32NearTiesOnAllAxes) {
     const auto f16 = fixed(DType::f16, "nearest");
     EXPECT_EQ(f16[3], 0.5);
     EXPECT_EQ(f16[1], 0);
+    EXPECT_NE(f16[2], std::ldexp(1.0, -24));
+    for (double g : f16) {
+        const auto gf = static_cast<float>(g);
+        EXPECT_EQ(static_cast<double>(((gf + 1) * 4 - 1) / 2), ((g + 1) * 4 - 1) / 2) << g;  // the W coordinate, fp32 and fp64
+        EXPECT_EQ(static_cast<double>((gf + 1) * 1 - 1) / 2, ((g + 1) * 1 - 1) / 2) << g;  // size-1 dims
+    }
     // Trilinear sampling of finite x (no range given here) is continuous: nothing moves.
     EXPECT_EQ(fixed(DType::f32, "bilinear")[1], 0);
 }

@@ -96,6 +96,8 @@ class GridSampler3dOp final : public OperatorWithCompute<GridSampler3dOp> {
   public:
     std::string name() const override { return "grid_sampler_3d"; }
     int level() const override { return 2; }
+    // 2: fix_inputs also draws again the float16 grid values whose fp32 and fp64 coordinates differ.
+    int golden_version() const override { return 2; }
     std::string baseline_description() const override {
         return "plain C++ with OpenMP over (batch, output point) blocks, each point's coordinates and weights "
                "computed once and applied to every channel, fp16 computed in fp32: oneDNN has no grid sampler "
@@ -286,13 +288,16 @@ class GridSampler3dOp final : public OperatorWithCompute<GridSampler3dOp> {
     // fp64, so it is drawn again. The check holds along all three axes at once, because the
     // timed calls rotate the grid's elements (methodology section 4), moving a value from one
     // axis to another. Trilinear sampling of finite x is continuous there and left alone.
-    // float16 grids need nothing: their coordinates are exact in fp32 and fp64 alike, and
-    // exact ties are decided by round half to even.
+    // A float16 grid's coordinates are exact in fp32 and fp64 alike (exact ties are decided by
+    // round half to even), save for a few values: g + 1 needs 25 bits for a positive subnormal
+    // that is an odd multiple of 2^-24, so fp32 rounds it to 1 and, on an odd size, puts the
+    // coordinate exactly on a voxel where fp64 puts it 1e-6 past (the reference kernel met it
+    // about once in 100 timed calls of case 18, as NaN where the golden is inf). Such a value,
+    // or any whose fp32 and fp64 coordinates differ, is drawn again.
     void fix_inputs(const Problem& p, std::vector<Arg>& inputs, Rng& rng) const override {
         const SamplerMode m = sampler_mode(p);
         const GridGeometry g = grid_geometry(p);
         Tensor& grid = inputs.at(1).tensors.at(0);
-        if (grid.spec.dtype != DType::f32) return;
         const auto& x_range = p.spec.inputs.at(0).range;
         const bool special_x = x_range && (!std::isfinite(x_range->lo) || !std::isfinite(x_range->hi));
         if (!m.nearest && !special_x) return;
@@ -300,10 +305,13 @@ class GridSampler3dOp final : public OperatorWithCompute<GridSampler3dOp> {
         const double lo = range && std::isfinite(range->lo) ? range->lo : -1.0;
         const double hi = range && std::isfinite(range->hi) && range->hi > lo ? range->hi : lo + 2.0;
         const double jump = m.nearest ? 0.5 : 0.0;  // where, past the integer part, sampling jumps
+        const bool float32_grid = grid.spec.dtype == DType::f32;
         auto near_jump = [&](double v) {
             for (const std::int64_t size : {g.w, g.h, g.d}) {
                 const double c = source_coordinate(v, size, m);
-                if (std::fabs(c - std::floor(c - jump + 0.5) - jump) < 1e-3) return true;
+                if (float32_grid ? std::fabs(c - std::floor(c - jump + 0.5) - jump) < 1e-3
+                                 : static_cast<double>(source_coordinate(static_cast<float>(v), size, m)) != c)
+                    return true;
             }
             return false;
         };
