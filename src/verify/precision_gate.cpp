@@ -80,24 +80,27 @@ struct BlockStats {
 __attribute__((target_clones("avx512f", "avx2", "default"))) bool finite_block_stats(const double* c, const double* y,
                                                                                       std::size_t count, BlockStats& s) {
     constexpr std::size_t kLanes = 8;
-    constexpr double kFiniteMax = std::numeric_limits<double>::max();
+    auto finite = [](double a, double b) {
+        constexpr double kFiniteMax = std::numeric_limits<double>::max();
+        return (std::fabs(a) <= kFiniteMax) & (std::fabs(b) <= kFiniteMax);
+    };
     double sum[kLanes] = {}, max[kLanes] = {};
-    bool finite = true;
+    bool all_finite = true;
     std::size_t i = 0;
     for (; i + kLanes <= count; i += kLanes)
         for (std::size_t l = 0; l < kLanes; ++l) {
-            finite &= (std::fabs(c[i + l]) <= kFiniteMax) & (std::fabs(y[i + l]) <= kFiniteMax);
-            const double e = std::fabs(c[i + l] - y[i + l]) / (std::fabs(y[i + l]) + kRelErrFloor);
+            all_finite &= finite(c[i + l], y[i + l]);
+            const double e = relative_error(c[i + l], y[i + l]);
             sum[l] += e;
             max[l] = max[l] < e ? e : max[l];
         }
-    if (!finite) return false;
+    if (!all_finite) return false;
     double total = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
     double largest = 0;
     for (double m : max) largest = largest < m ? m : largest;
     for (; i < count; ++i) {
-        if (!(std::fabs(c[i]) <= kFiniteMax && std::fabs(y[i]) <= kFiniteMax)) return false;
-        const double e = std::fabs(c[i] - y[i]) / (std::fabs(y[i]) + kRelErrFloor);
+        if (!finite(c[i], y[i])) return false;
+        const double e = relative_error(c[i], y[i]);
         total += e;
         largest = largest < e ? e : largest;
     }
@@ -105,7 +108,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool finite_block_s
     s.sum = total;
     if (largest > 0)
         for (std::size_t k = 0; k < count; ++k)
-            if (std::fabs(c[k] - y[k]) / (std::fabs(y[k]) + kRelErrFloor) == largest) {
+            if (relative_error(c[k], y[k]) == largest) {
                 s.max_rel_err = largest;
                 s.max_rel_err_index = static_cast<std::int64_t>(k);
                 s.max_rel_err_got = c[k];

@@ -1,7 +1,8 @@
 // A region of shared memory between hapbench and one worker: a memfd the harness maps
-// read-write, resizes per case (it only grows, for the session's life), and hands to the worker either read-write or through a
-// second, read-only descriptor (a read-only open of the memfd cannot be mapped writable,
-// so a kernel cannot write its inputs even by changing its own mapping's protection).
+// read-write, resizes per case (it only grows, for the session's life), and hands to the
+// worker either read-write or through a second, read-only descriptor (a read-only open of
+// the memfd cannot be mapped writable, so a kernel cannot write its inputs even by changing
+// its own mapping's protection).
 #pragma once
 
 #include <cstddef>
