@@ -13,8 +13,12 @@
 #include "cli/split_options.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "measure/harness_threads.hpp"
 
 int main(int argc, char** argv) {
+    // The harness's OpenMP helpers must sleep, not spin, while a kernel is timed
+    // (measure/harness_threads.hpp); libgomp read its wait policy before main, so restart.
+    hb::restart_with_passive_harness_threads(argv);
     // A worker that dies mid-conversation must become a case status, not kill the harness.
     std::signal(SIGPIPE, SIG_IGN);
     // The goldens live in this process: non-dumpable, its memory (/proc/<pid>/mem) is closed to

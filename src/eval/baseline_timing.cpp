@@ -57,10 +57,11 @@ BaselineTimings::~BaselineTimings() = default;
 void BaselineTimings::close() { session_.reset(); }
 
 // The first line names the timing method: 2 since the worker maps its shared memory
-// populated (no page faults on the case's buffers inside timed calls) and the harness's
-// helper threads at idle priority.
+// populated (no page faults on the case's buffers inside timed calls); 3 since the worker's
+// threads are bound one CPU each and the harness releases its helper threads before every
+// timed call.
 std::string BaselineTimings::key(const PreparedCase& prepared) const {
-    return sha256_hex(fmt::format("hapbench baseline timing 2\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
+    return sha256_hex(fmt::format("hapbench baseline timing 3\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
                                   hardware_fingerprint_, options_.threads, library_hash_, plan_.describe(),
                                   prepared.input_seed(), prepared.problem().canonical()));
 }

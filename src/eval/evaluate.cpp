@@ -423,6 +423,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
                                       : static_cast<int>(all_cpus.size());
     run.cpus.assign(all_cpus.begin(), all_cpus.begin() + run.threads);
     run.sandbox.enabled = options.sandbox;
+    run.harness_threads_passive = harness_threads_passive();
     run.compiler_version = ctx.target->compiler_version();
     run.compiler_command = ctx.target->build_description();
     run.libraries = {{"onednn", dnnl_version()}};
@@ -460,9 +461,6 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
     fs::create_directories(ctx.work_dir);
     ctx.baseline_dir = options.baseline_dir.empty() ? self_dir() + "/baselines" : options.baseline_dir;
 
-    // From here on every call is timed with the harness's helper threads at idle priority
-    // (after calibration, which times the harness's own loops).
-    lower_harness_helpers_to_idle();
     for (const auto& selected : selection.operators) {
         OperatorResult opr = evaluate_operator(ctx, selected);
         run.level_scores[opr.level] += opr.score.op_score;
@@ -496,7 +494,6 @@ std::vector<std::string> measure_baselines(const EvalOptions& options, bool refr
     progress.cases_total = selection.case_count();
     const auto started = Clock::now();
     std::vector<std::string> lines;
-    lower_harness_helpers_to_idle();  // as in evaluate(): baselines are timed as candidates are
     for (const auto& selected : selection.operators) {
         if (!selected.op) continue;
         std::vector<Problem> problems;

@@ -131,6 +131,8 @@ struct RunResult {
     int threads = 0;
     std::vector<int> cpus;
     SandboxFacts sandbox;
+    // Whether the harness's OpenMP helpers slept between regions (absent in older results).
+    std::optional<bool> harness_threads_passive;
     bool no_perf = false;
     bool two_trial = false;
     bool live_baseline = false;

@@ -1,22 +1,27 @@
 #include "measure/harness_threads.hpp"
 
-#include <sched.h>
+#include <strings.h>
+#include <unistd.h>
 
-#include <atomic>
-
-#include <omp.h>
+#include <cstdlib>
+#include <string>
 
 namespace hb {
 
-int lower_harness_helpers_to_idle() {
-    std::atomic<int> lowered{0};
-#pragma omp parallel
-    {
-        // Linux applies the policy to the calling thread when the id is 0.
-        const sched_param param{};
-        if (omp_get_thread_num() != 0 && sched_setscheduler(0, SCHED_IDLE, &param) == 0) ++lowered;
-    }
-    return lowered.load();
+bool harness_threads_passive() {
+    const char* policy = std::getenv("OMP_WAIT_POLICY");
+    return policy && strcasecmp(policy, "passive") == 0;
+}
+
+void restart_with_passive_harness_threads(char** argv) {
+    if (harness_threads_passive()) return;
+    const char* was = std::getenv("OMP_WAIT_POLICY");
+    const std::string before = was ? was : "";
+    if (setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+    // The restart failed: this process's libgomp keeps the policy it read.
+    if (was) setenv("OMP_WAIT_POLICY", before.c_str(), 1);
+    else unsetenv("OMP_WAIT_POLICY");
 }
 
 }  // namespace hb

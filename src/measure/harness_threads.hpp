@@ -1,17 +1,26 @@
-// The harness's own OpenMP helper threads (input fills, conversions, comparisons) run at idle
-// priority (SCHED_IDLE) so that they never stand between the kernel's threads and a CPU.
+// Nothing of the harness runs while a kernel is timed: its OpenMP helper threads (input fills,
+// conversions, cache eviction, the gate) sleep as soon as a parallel region ends.
+//
+// By default libgomp's helpers spin for a while after a region before they sleep, and a
+// spinning helper took a CPU from the kernel. At normal priority it held the CPU the worker
+// needed to wake up for its next call (about 1.4 ms a call). Lowered to idle priority
+// (SCHED_IDLE, the previous answer), `perf sched` still showed the scheduler pick it over the
+// kernel's runnable main thread at a tick, for 2 ms of a 5.5 ms call, in 13 to 20 of 60 calls
+// of a case. Ending the helpers before each call instead (omp_pause_resource_all) cost their
+// re-creation and a fresh placement in every fill: 1.4-2.4 s of preparation in one operator
+// against 0.3 s with sleeping helpers.
 #pragma once
 
 namespace hb {
 
-// After a parallel region libgomp's helper threads spin for a while before they sleep. At
-// normal priority that spin holds a CPU the worker needs to wake up for its next call (it
-// waited about 1.4 ms a call for it, 1 s of a 10 s operator) and that the kernel's own
-// threads need inside the call. At idle priority any other thread that wakes takes the CPU at
-// once, while the spin still keeps an otherwise idle CPU awake (a virtual CPU that halts
-// between calls wakes the kernel's threads late: measured as lower, noisier scores). Every
-// helper of the calling thread's pool is lowered; the calling thread keeps its priority.
-// Returns how many threads were lowered.
-int lower_harness_helpers_to_idle();
+// Whether this process's OpenMP helpers sleep at once (OMP_WAIT_POLICY=PASSIVE, read by
+// libgomp when it is loaded).
+bool harness_threads_passive();
+
+// Called first in main(): when the wait policy is not passive, sets OMP_WAIT_POLICY=PASSIVE
+// and starts the program again (execv of /proc/self/exe with the same arguments), since
+// libgomp has read the policy before main runs. Returns only when the policy already is
+// passive, or when the restart failed (then the run goes on; harness_threads_passive() says so).
+void restart_with_passive_harness_threads(char** argv);
 
 }  // namespace hb

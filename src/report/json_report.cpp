@@ -102,7 +102,7 @@ nlohmann::json run_to_json(const RunResult& run) {
     for (const auto& [level, score] : run.level_scores) levels[std::to_string(level)] = number(score);
     const auto& ph = run.phases;
     const auto& caches = run.caches;
-    return {{"schema_version", 2},
+    nlohmann::json out = {{"schema_version", 2},
             {"hapbench_version", run.hapbench_version},
             {"started_at", run.started_at},
             {"target", run.target},
@@ -132,6 +132,9 @@ nlohmann::json run_to_json(const RunResult& run) {
             {"level_scores", levels},
             {"operators", operators},
             {"cases", cases}};
+    if (run.harness_threads_passive)
+        out["environment"]["harness_threads"] = *run.harness_threads_passive ? "passive" : "spinning";
+    return out;
 }
 
 std::unique_ptr<Reporter> make_json_reporter() { return std::make_unique<JsonReporter>(); }

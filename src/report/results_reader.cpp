@@ -215,6 +215,8 @@ OperatorResult read_operator(const JsonField& j) {
 void read_environment(const JsonField& env, RunResult& run) {
     run.threads = static_cast<int>(env["threads"].integer());
     for (const auto& cpu : env["cpus"].elements()) run.cpus.push_back(static_cast<int>(cpu.integer()));
+    // Absent from results written before it was recorded.
+    if (env.has("harness_threads")) run.harness_threads_passive = env["harness_threads"].text() == "passive";
     const JsonField sandbox = env["sandbox"];
     run.sandbox.enabled = sandbox["enabled"].flag();
     run.sandbox.landlock_abi = static_cast<int>(sandbox["landlock_abi"].integer());

@@ -1,28 +1,49 @@
-// The harness's OpenMP helper threads run at idle priority, its own (calling) thread does not.
+// hapbench restarts itself with OMP_WAIT_POLICY=PASSIVE (the harness's OpenMP helpers sleep
+// between regions, never spinning beside a timed kernel). Tried on a forked child, whose exec
+// must keep the arguments and set the policy, and on a child that already has it.
 #include <gtest/gtest.h>
 
-#include <sched.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include <vector>
-
-#include <omp.h>
+#include <string>
 
 #include "measure/harness_threads.hpp"
 
 namespace hb {
 namespace {
 
-TEST(HarnessThreads, HelpersGoIdleTheCallingThreadKeepsItsPolicy) {
-    const int lowered = lower_harness_helpers_to_idle();
-    std::vector<int> policies(static_cast<std::size_t>(omp_get_max_threads()), -1);
-#pragma omp parallel
-    policies[static_cast<std::size_t>(omp_get_thread_num())] = sched_getscheduler(0);
-    EXPECT_EQ(lowered, static_cast<int>(policies.size()) - 1);
-    EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
-    EXPECT_EQ(policies[0], SCHED_OTHER);
-    for (std::size_t t = 1; t < policies.size(); ++t) EXPECT_EQ(policies[t], SCHED_IDLE) << "helper " << t;
-    // Again: nothing to lower twice, and the pool keeps its threads.
-    EXPECT_EQ(lower_harness_helpers_to_idle(), lowered);
+// Runs restart_with_passive_harness_threads in a child whose /proc/self/exe is this test
+// binary: the restarted child lists the single test below it, which exits 0 only when the
+// policy is passive in it. Returns the child's exit status.
+int restart_in_child(const char* policy) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (policy) setenv("OMP_WAIT_POLICY", policy, 1);
+        else unsetenv("OMP_WAIT_POLICY");
+        std::string filter = "--gtest_filter=HarnessThreads.PolicyIsPassiveHere";
+        char* argv[] = {const_cast<char*>("hb_unit_tests"), filter.data(), nullptr};
+        setenv("HB_EXPECT_PASSIVE", "1", 1);
+        restart_with_passive_harness_threads(argv);
+        // Already passive: no restart happened.
+        _exit(harness_threads_passive() ? 0 : 3);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(HarnessThreads, PolicyIsPassiveHere) {
+    if (!getenv("HB_EXPECT_PASSIVE")) GTEST_SKIP() << "run by the restart tests below";
+    EXPECT_TRUE(harness_threads_passive());
+    EXPECT_STRCASEEQ(getenv("OMP_WAIT_POLICY"), "PASSIVE");
+}
+
+TEST(HarnessThreads, ARestartSetsThePassivePolicyWhateverItWas) {
+    EXPECT_EQ(restart_in_child(nullptr), 0);
+    EXPECT_EQ(restart_in_child("ACTIVE"), 0);
+    EXPECT_EQ(restart_in_child("passive"), 0);  // no restart: already passive
 }
 
 }  // namespace

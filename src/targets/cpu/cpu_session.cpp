@@ -50,7 +50,7 @@ double elapsed_ns(Clock::time_point a, Clock::time_point b) { return std::chrono
 
 CpuSession::CpuSession(std::string worker_exe, std::string op, std::string library, SessionOptions options)
     : worker_exe_(std::move(worker_exe)), op_(std::move(op)), library_(std::move(library)), options_(std::move(options)),
-      rng_(std::random_device{}()) {
+      placement_(options_.cpus), rng_(std::random_device{}()) {
     control_.resize(4096);
     page_ = reinterpret_cast<ControlPage*>(control_.data());
     inputs_read_only_fd_ = inputs_.open_read_only();
@@ -65,6 +65,7 @@ CpuSession::~CpuSession() {
 
 void CpuSession::close() {
     worker_.reset();
+    placement_.forget();
     serving_calls_ = false;
     idle_cpu_ns_ = -1;
 }
@@ -302,6 +303,8 @@ CallResult CpuSession::call(int slot, Clock::time_point deadline, CallCheck chec
             return busy;
         previous_unsettled = true;
     }
+    // Threads the kernel started in an earlier call get their CPUs before this one.
+    if (worker_) placement_.update(worker_->pid());
     CallResult r = ring(CallKind::kernel, slot, deadline);
     if (r.outcome != RunOutcome::ok) return r;
     ++case_calls_;

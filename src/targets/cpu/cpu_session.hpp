@@ -11,6 +11,7 @@
 #include "targets/cpu/call_layout.hpp"
 #include "targets/cpu/control_page.hpp"
 #include "targets/cpu/shared_region.hpp"
+#include "targets/cpu/thread_placement.hpp"
 #include "targets/cpu/worker_process.hpp"
 #include "targets/target.hpp"
 
@@ -51,6 +52,7 @@ class CpuSession final : public KernelSession {
     int inputs_read_only_fd_ = -1;
     ControlPage* page_ = nullptr;
     std::unique_ptr<WorkerProcess> worker_;
+    ThreadPlacement placement_;  // the worker's threads, one CPU each (thread_placement.hpp)
     CallLayout layout_;
     CaseBuffers buffers_;
     bool serving_calls_ = false;

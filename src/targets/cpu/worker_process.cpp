@@ -71,8 +71,8 @@ std::optional<nlohmann::json> WorkerProcess::start(Clock::time_point deadline, b
             for (int c : options_.cpus) CPU_SET(c, &set);
             sched_setaffinity(0, sizeof set, &set);
         }
-        // Threads are not bound inside the allotment: a sandboxed worker cannot change its
-        // affinity, and the mask set here is inherited by every thread it starts.
+        // Inside the allotment the harness binds the worker's threads one CPU each before every
+        // call (thread_placement.hpp); a sandboxed worker cannot change its affinity itself.
         const char* env[] = {"PATH=/usr/bin:/bin", omp_threads.c_str(), "OMP_WAIT_POLICY=PASSIVE", "LC_ALL=C", nullptr};
         std::vector<const char*> args = {worker_exe_.c_str(), library_.c_str(), op_.c_str(), threads.c_str(),
                                          "--memory-limit", memory.c_str(), "--cpu-limit", cpu_limit.c_str()};
