@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -73,52 +75,64 @@ struct BlockStats {
 };
 
 // The common block: every value finite on both sides, so no special-value rule applies. The
-// errors are summed in eight fixed lanes and their maximum kept per lane, which vectorizes
-// without changing a bit between instruction sets (no operation here is contracted or
-// reordered); the maximum's first index is found again afterwards. False when some value
-// is NaN or infinite (the caller walks the block element by element).
+// errors are computed eight at a time (GCC vector types: one AVX-512 register, or two or four
+// narrower ones, with the same lane-wise operations and so the same bits on every instruction
+// set; nothing here can be contracted), summed in eight fixed lanes, and each lane keeps its
+// maximum and where it first reached it. A NaN or infinity on either side makes that
+// element's error NaN or infinite, which the lane sums carry to the end: then (or when finite
+// errors overflow the sum) it returns false, and the caller walks the block element by element.
 __attribute__((target_clones("avx512f", "avx2", "default"))) bool finite_block_stats(const double* c, const double* y,
                                                                                       std::size_t count, BlockStats& s) {
+    using Doubles = double __attribute__((vector_size(64)));
+    using Indices = std::int64_t __attribute__((vector_size(64)));
     constexpr std::size_t kLanes = 8;
-    auto finite = [](double a, double b) {
-        constexpr double kFiniteMax = std::numeric_limits<double>::max();
-        return (std::fabs(a) <= kFiniteMax) & (std::fabs(b) <= kFiniteMax);
-    };
-    double sum[kLanes] = {}, max[kLanes] = {};
-    bool all_finite = true;
+    const Indices magnitude = Indices{} + std::numeric_limits<std::int64_t>::max();  // clears the sign bit
+    const Doubles floor = Doubles{} + kRelErrFloor;
+    Doubles sum{}, max{};
+    Indices first = Indices{} - 1, index = {0, 1, 2, 3, 4, 5, 6, 7};
     std::size_t i = 0;
-    for (; i + kLanes <= count; i += kLanes)
-        for (std::size_t l = 0; l < kLanes; ++l) {
-            all_finite &= finite(c[i + l], y[i + l]);
-            const double e = relative_error(c[i + l], y[i + l]);
-            sum[l] += e;
-            max[l] = max[l] < e ? e : max[l];
-        }
-    if (!all_finite) return false;
+    for (; i + kLanes <= count; i += kLanes, index += static_cast<std::int64_t>(kLanes)) {
+        Doubles cv, yv;
+        std::memcpy(&cv, c + i, sizeof cv);
+        std::memcpy(&yv, y + i, sizeof yv);
+        // relative_error, lane by lane: |c - y| / (|y| + floor), the absolute values by masking
+        const Doubles diff = reinterpret_cast<Doubles>(reinterpret_cast<Indices>(cv - yv) & magnitude);
+        const Doubles ref = reinterpret_cast<Doubles>(reinterpret_cast<Indices>(yv) & magnitude);
+        const Doubles e = diff / (ref + floor);
+        sum += e;
+        const Indices larger = e > max;
+        max = larger ? e : max;
+        first = larger ? index : first;
+    }
     double total = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
     double largest = 0;
-    for (double m : max) largest = largest < m ? m : largest;
+    std::int64_t at = -1;
+    for (std::size_t l = 0; l < kLanes; ++l)
+        if (max[l] > largest || (max[l] == largest && first[l] >= 0 && first[l] < at)) {
+            largest = max[l];
+            at = first[l];
+        }
     for (; i < count; ++i) {
-        if (!finite(c[i], y[i])) return false;
         const double e = relative_error(c[i], y[i]);
         total += e;
-        largest = largest < e ? e : largest;
+        if (e > largest) {
+            largest = e;
+            at = static_cast<std::int64_t>(i);
+        }
     }
+    if (!std::isfinite(total)) return false;
     s.compared = static_cast<std::int64_t>(count);
     s.sum = total;
-    if (largest > 0)
-        for (std::size_t k = 0; k < count; ++k)
-            if (relative_error(c[k], y[k]) == largest) {
-                s.max_rel_err = largest;
-                s.max_rel_err_index = static_cast<std::int64_t>(k);
-                s.max_rel_err_got = c[k];
-                s.max_rel_err_expected = y[k];
-                break;
-            }
+    if (at >= 0) {
+        s.max_rel_err = largest;
+        s.max_rel_err_index = at;
+        s.max_rel_err_got = c[at];
+        s.max_rel_err_expected = y[at];
+    }
     return true;
 }
 
-BlockStats block_stats(std::span<const double> candidate, const std::vector<double>& y, std::size_t begin,
+BlockStats block_stats(std::span<const double> candidate, std::span<const double> y, std::size_t begin,
                        std::size_t end, double finite_max) {
     BlockStats s;
     if (finite_block_stats(candidate.data() + begin, y.data() + begin, end - begin, s)) {
@@ -206,7 +220,7 @@ struct FallbackCounts {
 // the region the candidate's output gives it. Runs only when the candidate has no
 // special-value failure, so every position here has a non-NaN y.
 FallbackCounts fallback_errors(std::span<const double> candidate, std::span<const double> same_precision,
-                               const std::vector<double>& y, double finite_max, const Thresholds& th) {
+                               std::span<const double> y, double finite_max, const Thresholds& th) {
     FallbackCounts counts;
     for (std::size_t i = 0; i < y.size(); ++i) {
         const Element el = classify(candidate[i], y[i], finite_max);
@@ -256,7 +270,7 @@ void join_reason(std::string& reason, const std::string& part) {
 }
 
 // Integer and bool outputs: exact, or within the operator's +-k.
-void decide_integer(OutputVerdict& v, std::span<const double> candidate, const std::vector<double>& y) {
+void decide_integer(OutputVerdict& v, std::span<const double> candidate, std::span<const double> y) {
     const double k = v.thresholds.abs_tolerance();
     for (std::size_t i = 0; i < y.size(); ++i) {
         const double diff = std::fabs(candidate[i] - y[i]);
@@ -277,7 +291,7 @@ void decide_integer(OutputVerdict& v, std::span<const double> candidate, const s
 }
 
 // Threshold 0 on a floating output: the bit patterns of the output dtype must be identical.
-void decide_bit_exact(OutputVerdict& v, std::span<const double> candidate, const std::vector<double>& y) {
+void decide_bit_exact(OutputVerdict& v, std::span<const double> candidate, std::span<const double> y) {
     for (std::size_t i = 0; i < y.size(); ++i) {
         if (dtype_bit_pattern(candidate[i], v.dtype) != dtype_bit_pattern(y[i], v.dtype) &&
             v.mismatches++ == 0) {
@@ -296,7 +310,7 @@ void decide_bit_exact(OutputVerdict& v, std::span<const double> candidate, const
 }
 
 void decide_relative(OutputVerdict& v, std::span<const double> candidate, const SamePrecisionValues& same_precision_of,
-                     const std::vector<double>& y) {
+                     std::span<const double> y) {
     const Thresholds& th = v.thresholds;
     const bool specials_ok = v.nan_mismatches == 0 && v.inf_sign_mismatches == 0;
     v.screen1_passed = v.mean_rel_err < th.tau && v.max_rel_err < th.max_rel;
@@ -405,7 +419,10 @@ OutputVerdict compare_output(std::span<const double> candidate, std::span<const 
     // golden_truncated, and the statistics and special values (recorded in every mode), block
     // by block on every thread; the blocks are merged in order, so the result does not depend
     // on the thread count (the first maximum, the first index of each mismatch, one sum order).
-    std::vector<double> y(golden_fp64.size());
+    // Uninitialized (a vector would zero it first, one more pass over the memory): every
+    // element is written by round_block below before anything reads it.
+    const std::unique_ptr<double[]> y_values(new double[golden_fp64.size()]);
+    const std::span<double> y(y_values.get(), golden_fp64.size());
     const std::size_t blocks = (y.size() + kStatsBlock - 1) / kStatsBlock;
     std::vector<BlockStats> stats(blocks);
     const double finite_max = dtype_max(dtype);

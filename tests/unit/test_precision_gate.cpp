@@ -584,7 +584,18 @@ TEST(PrecisionGate, FiniteBlocksFindTheFirstMaximumAndTheMean) {
     EXPECT_EQ(v.max_rel_err_index, 33000);
     EXPECT_EQ(v.max_rel_err_got, candidate[33000]);
     EXPECT_NEAR(v.mean_rel_err, serial_sum / static_cast<double>(n), 1e-12);
-    // Every error zero: no index, like the serial pass.
+    // A larger error in the last block's tail (after its last full group of eight lanes).
+    Values tail = candidate;
+    tail[n - 2] = golden[n - 2] * 1.01;
+    const OutputVerdict in_tail = compare(tail, golden, golden, DType::f64);
+    EXPECT_EQ(in_tail.max_rel_err_index, static_cast<std::int64_t>(n - 2));
+    // A NaN on either side sends its block element by element: counted as a mismatch there.
+    Values with_nan = candidate;
+    with_nan[40000] = std::numeric_limits<double>::quiet_NaN();
+    const OutputVerdict nan_verdict = compare(with_nan, golden, golden, DType::f64);
+    EXPECT_EQ(nan_verdict.nan_mismatches, 1);
+    EXPECT_EQ(nan_verdict.max_rel_err_index, 33000);
+        // Every error zero: no index, like the serial pass.
     const OutputVerdict exact = compare(golden, golden, golden, DType::f64);
     EXPECT_EQ(exact.max_rel_err_index, -1);
     EXPECT_EQ(exact.mean_rel_err, 0.0);
