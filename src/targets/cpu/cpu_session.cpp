@@ -226,13 +226,16 @@ CallResult CpuSession::ring(CallKind kind, int slot, Clock::time_point deadline)
     page_->rc = 0;
     page_->message[0] = '\0';
     if (!worker_->arm()) return failure(std::nullopt, false, "");
-    // The worker wakes and spins; wait until it does (it may take a scheduler tick).
+    // The worker wakes and spins; wait until it does (it may take a scheduler tick). Yield
+    // often: the worker's main thread is bound to one CPU (thread_placement.hpp), and when
+    // this thread runs on that CPU the worker cannot wake until it steps aside (arm waits
+    // 0.36 -> 0.27 s over tuned sigmoid's 1,200 calls and null calls).
     for (std::uint64_t spins = 0; page_->armed.load(std::memory_order_acquire) != sequence; ++spins) {
         _mm_pause();
+        if ((spins & 0x3f) == 0x3f) std::this_thread::yield();
         if ((spins & 0x3fff) == 0x3fff) {
             if (Clock::now() >= deadline) return failure(std::nullopt, true, "while the worker was waking up");
             if (!worker_->running() || kill(worker_->pid(), 0) != 0) return failure(std::nullopt, false, "");
-            std::this_thread::yield();
         }
     }
     const auto t0 = Clock::now();
