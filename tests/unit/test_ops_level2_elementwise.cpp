@@ -3,6 +3,9 @@
 // models, and case sampling through the hidden-split generator.
 #include <gtest/gtest.h>
 
+#include <numeric>
+#include <random>
+
 #include <cmath>
 #include <limits>
 #include <set>
@@ -355,6 +358,25 @@ TEST(OpsLevel2Elementwise, GcdBroadcastsAndKeepsLargeInt64Exact) {
     expect_values(evaluate("gcd", {{DType::i32, {2, 1}, {4, 9}}, {DType::i32, {3}, {6, 3, 0}}}), {2, 1, 4, 3, 3, 9}, 0);
     const double two62 = 4611686018427387904.0, two40 = 1099511627776.0;
     expect_values(evaluate("gcd", {{DType::i64, {2}, {two62, -two62}}, {DType::i64, {1}, {3 * two40}}}), {two40, two40}, 0);
+}
+
+TEST(OpsLevel2Elementwise, GcdAgreesWithStdGcdOnRandomPairs) {
+    // The golden's binary GCD against the standard library's, magnitudes from 0 to 2^62, with
+    // shared powers of two; multiples of 2048 so that every value is exact in fp64.
+    std::mt19937_64 rng(19);
+    std::vector<double> a, b, expected;
+    auto draw = [&](int bits) {
+        const auto v = static_cast<std::int64_t>(rng() >> (64 - bits)) / 2048 * 2048;
+        return (rng() & 1) ? v : -v;
+    };
+    for (int i = 0; i < 2000; ++i) {
+        const std::int64_t x = i % 50 == 0 ? 0 : draw(1 + i % 62), y = i % 70 == 0 ? 0 : draw(1 + (i * 7) % 62);
+        a.push_back(static_cast<double>(x));
+        b.push_back(static_cast<double>(y));
+        expected.push_back(static_cast<double>(std::gcd(x, y)));
+    }
+    const Shape s{static_cast<std::int64_t>(a.size())};
+    expect_values(evaluate("gcd", {{DType::i64, s, a}, {DType::i64, s, b}}), expected, 0);
 }
 
 TEST(OpsLevel2Elementwise, GcdOutputInferenceAndErrors) {
