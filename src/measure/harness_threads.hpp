@@ -18,7 +18,7 @@ namespace hb {
 bool harness_threads_passive();
 
 // Called first in main(): when the wait policy is not passive, sets OMP_WAIT_POLICY=PASSIVE
-// and starts the program again (execv of /proc/self/exe with the same arguments), since
+// and starts the program again (execv of its own binary with the same arguments), since
 // libgomp has read the policy before main runs. Returns only when the policy already is
 // passive, or when the restart failed (then the run goes on; harness_threads_passive() says so).
 void restart_with_passive_harness_threads(char** argv);

@@ -17,8 +17,9 @@ class SharedRegion {
     SharedRegion(const SharedRegion&) = delete;
     SharedRegion& operator=(const SharedRegion&) = delete;
 
-    // Maps the region's first `bytes` in the harness, growing the memfd when it is smaller.
-    // The contents are what earlier cases left: callers write every byte they later read.
+    // Maps the region's first `bytes` in the harness, growing the memfd when it is smaller;
+    // a mapping already as large is kept (data() does not move then). The contents are what
+    // earlier cases left: callers write every byte they later read.
     void resize(std::size_t bytes);
     char* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
@@ -31,7 +32,8 @@ class SharedRegion {
     int fd_ = -1;
     char* data_ = nullptr;
     std::size_t bytes_ = 0;
-    std::size_t file_bytes_ = 0;  // the memfd's size
+    std::size_t mapped_bytes_ = 0;  // of the mapping, at least bytes_
+    std::size_t file_bytes_ = 0;    // the memfd's size
 };
 
 }  // namespace hb::cpu

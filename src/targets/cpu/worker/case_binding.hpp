@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/kernel_call.hpp"
 #include "targets/cpu/call_layout.hpp"
@@ -54,6 +55,7 @@ class CaseBinding {
     char* inputs_ = nullptr;
     char* outputs_ = nullptr;
     std::uint32_t bound_slot_ = ~0u;
+    std::vector<bool> populated_;  // input slots whose page tables are filled
 };
 
 }  // namespace hb::worker
