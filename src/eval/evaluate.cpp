@@ -1,6 +1,5 @@
 #include "eval/evaluate.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 
 #include "core/build_info.hpp"
 #include "core/cache_dir.hpp"
+#include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "eval/baseline_timing.hpp"
 #include "eval/golden_cache.hpp"
@@ -39,11 +39,7 @@ Clock::time_point after_seconds(double s) {
 }
 
 std::vector<int> allowed_cpus() {
-    cpu_set_t set;
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    std::vector<int> cpus = cpus_of(0);
     if (cpus.empty()) cpus.push_back(0);
     return cpus;
 }

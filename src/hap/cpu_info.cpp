@@ -1,6 +1,5 @@
 #include "hap/cpu_info.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -12,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "core/cpu_affinity.hpp"
 
 namespace hb {
 
@@ -90,12 +91,7 @@ CpuInfo probe_cpu() {
     info.model_name = cpu_model_name();
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) info.host = host;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) info.allowed_cpus.push_back(c);
-    }
+    info.allowed_cpus = cpus_of(0);
     if (info.allowed_cpus.empty()) info.allowed_cpus.push_back(0);
     cache_sizes(info.allowed_cpus.front(), info);
 #if defined(__x86_64__)
@@ -138,18 +134,8 @@ double measure_idle_fraction(double seconds) {
     return (idle1 - idle0) / (total1 - total0);
 }
 
-bool pin_current_thread(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return sched_setaffinity(0, sizeof set, &set) == 0;
-}
+bool pin_current_thread(int cpu) { return bind_to_cpus(0, {cpu}); }
 
-void set_current_thread_cpus(const std::vector<int>& cpus) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int c : cpus) CPU_SET(c, &set);
-    sched_setaffinity(0, sizeof set, &set);
-}
+void set_current_thread_cpus(const std::vector<int>& cpus) { bind_to_cpus(0, cpus); }
 
 }  // namespace hb

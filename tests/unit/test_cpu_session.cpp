@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/cpu_affinity.hpp"
 #include "ops/registry.hpp"
 #include "ops/resolve.hpp"
 #include "suite/task_dir.hpp"
@@ -23,11 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 
 int first_allowed_cpu() {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) return c;
-    return 0;
+    const std::vector<int> cpus = cpus_of(0);
+    return cpus.empty() ? 0 : cpus.front();
 }
 
 TEST(CpuSession, SpinningPastTheCpuTimeLimitIsAResourceLimit) {

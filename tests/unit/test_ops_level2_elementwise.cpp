@@ -361,7 +361,7 @@ TEST(OpsLevel2Elementwise, GcdBroadcastsAndKeepsLargeInt64Exact) {
 }
 
 TEST(OpsLevel2Elementwise, GcdAgreesWithStdGcdOnRandomPairs) {
-    // The golden's binary GCD against the standard library's, magnitudes from 0 to 2^62, with
+    // The golden against the standard library's gcd on int64, magnitudes from 0 to 2^62, with
     // shared powers of two; multiples of 2048 so that every value is exact in fp64.
     std::mt19937_64 rng(19);
     std::vector<double> a, b, expected;

@@ -3,7 +3,6 @@
 // Tried on a child process with a second thread, as the harness does it to the worker.
 #include <gtest/gtest.h>
 
-#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,28 +11,11 @@
 #include <thread>
 #include <vector>
 
+#include "core/cpu_affinity.hpp"
 #include "targets/cpu/thread_placement.hpp"
 
 namespace hb::cpu {
 namespace {
-
-std::vector<int> allowed_cpus() {
-    cpu_set_t set;
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    return cpus;
-}
-
-std::vector<int> affinity_of(pid_t tid) {
-    cpu_set_t set;
-    std::vector<int> cpus;
-    if (sched_getaffinity(tid, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) cpus.push_back(c);
-    return cpus;
-}
 
 // A child with `extra` threads besides its main one, all asleep until killed.
 pid_t start_child(int extra) {
@@ -80,7 +62,7 @@ TEST(ThreadPlacement, ThreadIdsListTheMainThreadFirst) {
 }
 
 TEST(ThreadPlacement, BindsAnotherProcessesThreadsAndOnlyWhenTheyChange) {
-    const std::vector<int> allotment = allowed_cpus();
+    const std::vector<int> allotment = cpus_of(0);
     ASSERT_FALSE(allotment.empty());
     const pid_t child = start_child(1);
     ASSERT_GT(child, 0);
@@ -89,8 +71,8 @@ TEST(ThreadPlacement, BindsAnotherProcessesThreadsAndOnlyWhenTheyChange) {
 
     ThreadPlacement placement(allotment);
     EXPECT_TRUE(placement.update(child));
-    EXPECT_EQ(affinity_of(ids[0]), std::vector<int>{allotment[0]});
-    EXPECT_EQ(affinity_of(ids[1]), std::vector<int>{allotment[1 % allotment.size()]});
+    EXPECT_EQ(cpus_of(ids[0]), std::vector<int>{allotment[0]});
+    EXPECT_EQ(cpus_of(ids[1]), std::vector<int>{allotment[1 % allotment.size()]});
     EXPECT_FALSE(placement.update(child));  // the same threads: nothing to do
     EXPECT_EQ(placement.placements(), 1);
     placement.forget();
@@ -102,7 +84,7 @@ TEST(ThreadPlacement, BindsAnotherProcessesThreadsAndOnlyWhenTheyChange) {
     ASSERT_GT(lone, 0);
     ASSERT_EQ(wait_for_threads(lone, 1).size(), 1u);
     EXPECT_TRUE(placement.update(lone));
-    EXPECT_EQ(affinity_of(lone), allotment);
+    EXPECT_EQ(cpus_of(lone), allotment);
     stop_child(lone);
 }
 

@@ -1,11 +1,12 @@
 #include "targets/cpu/thread_placement.hpp"
 
 #include <dirent.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+
+#include "core/cpu_affinity.hpp"
 
 namespace hb::cpu {
 
@@ -33,12 +34,8 @@ std::vector<int> cpus_for_thread(std::size_t k, std::size_t thread_count, const 
 bool ThreadPlacement::update(pid_t pid) {
     const std::vector<pid_t> ids = thread_ids(pid);
     if (ids.empty() || ids == placed_ || allotment_.empty()) return false;
-    for (std::size_t k = 0; k < ids.size(); ++k) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        for (int c : cpus_for_thread(k, ids.size(), allotment_)) CPU_SET(c, &set);
-        sched_setaffinity(ids[k], sizeof set, &set);  // ESRCH: the thread exited meanwhile
-    }
+    for (std::size_t k = 0; k < ids.size(); ++k)
+        bind_to_cpus(ids[k], cpus_for_thread(k, ids.size(), allotment_));  // false: the thread exited meanwhile
     placed_ = ids;
     ++placements_;
     return true;

@@ -1,0 +1,25 @@
+#include "core/cpu_affinity.hpp"
+
+#include <sched.h>
+
+namespace hb {
+
+std::vector<int> cpus_of(pid_t tid) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(tid, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    return cpus;
+}
+
+bool bind_to_cpus(pid_t tid, const std::vector<int>& cpus) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpus)
+        if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+    return sched_setaffinity(tid, sizeof set, &set) == 0;
+}
+
+}  // namespace hb
