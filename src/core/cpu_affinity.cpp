@@ -14,6 +14,12 @@ std::vector<int> cpus_of(pid_t tid) {
     return cpus;
 }
 
+std::vector<int> allowed_cpus() {
+    std::vector<int> cpus = cpus_of(0);
+    if (cpus.empty()) cpus.push_back(0);
+    return cpus;
+}
+
 bool bind_to_cpus(pid_t tid, const std::vector<int>& cpus) {
     cpu_set_t set;
     CPU_ZERO(&set);

@@ -11,6 +11,9 @@ namespace hb {
 // The CPUs thread `tid` may run on (0: the calling thread), ascending; empty when unreadable.
 std::vector<int> cpus_of(pid_t tid);
 
+// The CPUs this process may run on, as cpus_of(0), or {0} when they cannot be read.
+std::vector<int> allowed_cpus();
+
 // Lets thread `tid` (0: the calling thread) run on `cpus` only. False when the kernel refused
 // (no such thread any more, no permission, no allowed CPU in the list).
 bool bind_to_cpus(pid_t tid, const std::vector<int>& cpus);

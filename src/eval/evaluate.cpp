@@ -38,12 +38,6 @@ Clock::time_point after_seconds(double s) {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
-std::vector<int> allowed_cpus() {
-    std::vector<int> cpus = cpus_of(0);
-    if (cpus.empty()) cpus.push_back(0);
-    return cpus;
-}
-
 std::string iso_now() {
     char buf[32];
     const std::time_t t = std::time(nullptr);

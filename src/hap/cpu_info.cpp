@@ -91,8 +91,7 @@ CpuInfo probe_cpu() {
     info.model_name = cpu_model_name();
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) info.host = host;
-    info.allowed_cpus = cpus_of(0);
-    if (info.allowed_cpus.empty()) info.allowed_cpus.push_back(0);
+    info.allowed_cpus = allowed_cpus();
     cache_sizes(info.allowed_cpus.front(), info);
 #if defined(__x86_64__)
     __builtin_cpu_init();
@@ -133,9 +132,5 @@ double measure_idle_fraction(double seconds) {
     if (!sample(idle1, total1) || total1 <= total0) return -1;
     return (idle1 - idle0) / (total1 - total0);
 }
-
-bool pin_current_thread(int cpu) { return bind_to_cpus(0, {cpu}); }
-
-void set_current_thread_cpus(const std::vector<int>& cpus) { bind_to_cpus(0, cpus); }
 
 }  // namespace hb

@@ -37,9 +37,4 @@ CpuInfo probe_cpu();
 // unknown. Other work on the machine lowers every measured peak.
 double measure_idle_fraction(double seconds);
 
-// Pins the calling thread to one CPU; returns false when the kernel refuses.
-bool pin_current_thread(int cpu);
-// Restores the calling thread's affinity to `cpus`.
-void set_current_thread_cpus(const std::vector<int>& cpus);
-
 }  // namespace hb

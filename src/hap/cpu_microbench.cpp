@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 
+#include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 
 #if defined(__x86_64__)
@@ -222,7 +223,7 @@ std::vector<double> time_parallel(const CpuInfo& cpu, const std::vector<int>& cp
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
-        pin_current_thread(cpus[static_cast<std::size_t>(t)]);
+        bind_to_cpus(0, {cpus[static_cast<std::size_t>(t)]});
         for (int r = -1; r < runs; ++r) {
 #pragma omp barrier
 #pragma omp master
@@ -233,7 +234,7 @@ std::vector<double> time_parallel(const CpuInfo& cpu, const std::vector<int>& cp
 #pragma omp master
             if (r >= 0) seconds[static_cast<std::size_t>(r)] = std::chrono::duration<double>(Clock::now() - start).count();
         }
-        set_current_thread_cpus(cpu.allowed_cpus);
+        bind_to_cpus(0, cpu.allowed_cpus);  // restored
     }
     return seconds;
 }

@@ -5,7 +5,6 @@
 // the limit can stop it.
 #include <gtest/gtest.h>
 
-#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -22,11 +21,6 @@ namespace hb {
 namespace {
 
 namespace fs = std::filesystem;
-
-int first_allowed_cpu() {
-    const std::vector<int> cpus = cpus_of(0);
-    return cpus.empty() ? 0 : cpus.front();
-}
 
 TEST(CpuSession, SpinningPastTheCpuTimeLimitIsAResourceLimit) {
     setenv("HAPBENCH_WORKER", HB_WORKER_BIN, 1);
@@ -45,7 +39,7 @@ TEST(CpuSession, SpinningPastTheCpuTimeLimitIsAResourceLimit) {
 
     SessionOptions options;
     options.threads = 1;
-    options.cpus = {first_allowed_cpu()};
+    options.cpus = {allowed_cpus().front()};
     options.log_path = (dir / "gelu.log").string();
     options.cpu_limit_s = 1;
     const auto session = target->open_session("gelu", built.library_path, options);

@@ -20,8 +20,9 @@ std::vector<pid_t> thread_ids(pid_t pid) {
         if (end != e->d_name && *end == '\0' && id > 0) ids.push_back(static_cast<pid_t>(id));
     }
     closedir(dir);
-    // The main thread first (thread ids wrap around, so it need not be the smallest).
-    std::sort(ids.begin(), ids.end(), [pid](pid_t a, pid_t b) { return (a != pid) < (b != pid) || ((a == pid) == (b == pid) && a < b); });
+    // By id, then the main thread moved to the front (ids wrap around: it need not be the smallest).
+    std::sort(ids.begin(), ids.end());
+    if (const auto main = std::find(ids.begin(), ids.end(), pid); main != ids.end()) std::rotate(ids.begin(), main, main + 1);
     return ids;
 }
 

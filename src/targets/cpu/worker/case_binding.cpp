@@ -34,8 +34,8 @@ double now_ns() {
 
 // A page the kernel touches first inside a timed call would cost that call a page fault, so
 // every page is mapped before a call can read it: the outputs and the workspace here
-// (MAP_POPULATE, every call uses them), each input slot when it is first bound
-// (populate_slot), so that a case that stops after five timed calls does not pay for the page
+// (MAP_POPULATE, every call uses them), each input slot when bind_slot first binds it
+// (populate_readable), so that a case that stops after five timed calls does not pay for the page
 // tables of sixteen slots.
 void* map_region(int fd, std::size_t bytes, int prot, bool populate) {
     if (bytes == 0) return nullptr;
