@@ -271,6 +271,11 @@ double CpuSession::idle_excess_ns() const {
     return stays_runnable(worker_->pid(), kRunnablePatienceNs) ? std::max(used, 1.0) : 0;
 }
 
+double CpuSession::cpu_ns_once_quiet(double patience_ns) const {
+    stays_runnable(worker_->pid(), patience_ns, kQuietPollNs);
+    return process_cpu_ns(worker_->pid());
+}
+
 CallResult CpuSession::note_unsettled(const std::string& what) {
     CallResult r;
     ++case_unsettled_;
@@ -311,12 +316,13 @@ CallResult CpuSession::call(int slot, Clock::time_point deadline, CallCheck chec
     CallResult r = ring(CallKind::kernel, slot, deadline);
     if (r.outcome != RunOutcome::ok) return r;
     ++case_calls_;
-    const double cpu_at_done = process_cpu_ns(worker_->pid());
     r.previous_unsettled = previous_unsettled;
-    // Settle: nothing may write once the call said it was done, and the worker should be idle.
+    // Settle: nothing may write once the call said it was done (the sample is drawn at once),
+    // and the worker should be idle (its CPU time is read once it has gone back to sleep).
     const bool thorough = check == CallCheck::thorough;
     const OutputSample sample(buffers_.outputs, rng_, thorough);
     const double settle = settle_ns(r.window_ns, thorough);
+    const double cpu_at_done = cpu_ns_once_quiet(settle);
     const auto settle_end = Clock::now() + std::chrono::nanoseconds(static_cast<long long>(settle));
     while (Clock::now() < settle_end) std::this_thread::sleep_for(std::chrono::microseconds(20));
     const double cpu_after = process_cpu_ns(worker_->pid());
@@ -364,7 +370,7 @@ std::vector<double> CpuSession::null_calls(int count, Clock::time_point deadline
         windows.push_back(r.window_ns);
     }
     // The worker's loop used some CPU; the next idle check starts from here.
-    if (idle_cpu_ns_ >= 0 && worker_) idle_cpu_ns_ = process_cpu_ns(worker_->pid());
+    if (idle_cpu_ns_ >= 0 && worker_) idle_cpu_ns_ = cpu_ns_once_quiet(settle_ns(0, true));
     return windows;
 }
 

@@ -44,13 +44,13 @@ int runnable_threads(pid_t pid) {
     return runnable;
 }
 
-bool stays_runnable(pid_t pid, double patience_ns) {
+bool stays_runnable(pid_t pid, double patience_ns, double poll_ns) {
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
         if (runnable_threads(pid) == 0) return false;
         if (std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() >= patience_ns)
             return true;
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
+        std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long long>(poll_ns)));
     }
 }
 

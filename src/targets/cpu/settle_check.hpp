@@ -24,10 +24,12 @@ double process_cpu_ns(pid_t pid);
 // time only when it is switched out).
 int runnable_threads(pid_t pid);
 // True when some thread of the worker stays runnable for `patience_ns` (checked every
-// 0.5 ms): on a loaded machine an honest thread can wait a while for a core before it goes
+// `poll_ns`): on a loaded machine an honest thread can wait a while for a core before it goes
 // to sleep; a thread left spinning is runnable at every look.
-bool stays_runnable(pid_t pid, double patience_ns);
+bool stays_runnable(pid_t pid, double patience_ns, double poll_ns = 0.5e6);
 inline constexpr double kRunnablePatienceNs = 20e6;
+// How often the harness looks, right after a call, whether the worker has gone back to sleep.
+inline constexpr double kQuietPollNs = 20e3;
 
 // CPU a worker may use after a call and between calls without having left work running:
 // the doorbell loop, the done write, thread pools going to sleep, kernel accounting.
