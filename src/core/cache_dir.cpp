@@ -64,7 +64,7 @@ std::optional<std::string> read_file(const std::string& path) {
     return ss.str();
 }
 
-std::uint64_t trim_directory(const std::string& dir, std::uint64_t max_bytes) {
+Trimmed trim_directory(const std::string& dir, std::uint64_t max_bytes) {
     struct Entry {
         fs::path path;
         std::uint64_t bytes;
@@ -80,12 +80,13 @@ std::uint64_t trim_directory(const std::string& dir, std::uint64_t max_bytes) {
         total += bytes;
     }
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.written < b.written; });
-    std::uint64_t removed = 0;
+    Trimmed t;
     for (const auto& e : entries) {
-        if (total - removed <= max_bytes) break;
-        if (fs::remove(e.path, ec)) removed += e.bytes;
+        if (total - t.removed <= max_bytes) break;
+        if (fs::remove(e.path, ec)) t.removed += e.bytes;
     }
-    return removed;
+    t.kept = total - t.removed;
+    return t;
 }
 
 std::string hmac_sha256_hex(const std::string& key, const std::string& message) {

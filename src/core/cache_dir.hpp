@@ -20,8 +20,11 @@ void write_file_atomically(const std::string& path, const std::string& bytes);
 std::optional<std::string> read_file(const std::string& path);
 
 // Removes the least recently written files under `dir` until it holds at most `max_bytes`.
-// Returns how many bytes were removed.
-std::uint64_t trim_directory(const std::string& dir, std::uint64_t max_bytes);
+struct Trimmed {
+    std::uint64_t removed = 0;  // bytes
+    std::uint64_t kept = 0;     // bytes left under `dir`
+};
+Trimmed trim_directory(const std::string& dir, std::uint64_t max_bytes);
 
 // HMAC-SHA256 of `message` under `key`, hex.
 std::string hmac_sha256_hex(const std::string& key, const std::string& message);

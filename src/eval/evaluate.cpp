@@ -438,7 +438,7 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
         run.caches.note = "golden cache off: this kernel has no Landlock, so a candidate's worker could read it";
     } else {
         run.caches.goldens = true;
-        ctx.goldens.emplace(run.caches.dir + "/goldens");
+        ctx.goldens.emplace(run.caches.dir + "/goldens", golden_cache_limit_bytes());
     }
     if (!options.no_cache && !options.live_baseline && !options.no_perf) {
         run.caches.baselines = true;
@@ -461,7 +461,10 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
         std::error_code ignored;
         fs::remove_all(ctx.work_dir, ignored);
     }
-    if (ctx.goldens) trim_directory(ctx.goldens->dir(), golden_cache_limit_bytes());
+    if (ctx.goldens && ctx.goldens->not_stored() > 0) {
+        run.caches.goldens_not_stored = ctx.goldens->not_stored();
+        run.caches.note = "goldens not stored: " + ctx.goldens->not_stored_reason();
+    }
     run.phases.total_s = seconds_since(ctx.started);
     ctx.report("", 0);
     return run;

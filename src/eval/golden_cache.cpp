@@ -1,28 +1,45 @@
 #include "eval/golden_cache.hpp"
 
+#include <sys/statvfs.h>
+
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "core/cache_dir.hpp"
 #include "core/dtype.hpp"
 #include "core/dtype_blocks.hpp"
+#include "core/error.hpp"
 #include "core/sha256.hpp"
 #include "suite/inputs.hpp"
 
 namespace hb {
 
 namespace {
+
 constexpr int kFormat = 1;
+
+std::optional<std::uint64_t> free_bytes_at(const std::string& dir) {
+    struct statvfs fs {};
+    if (statvfs(dir.c_str(), &fs) != 0) return std::nullopt;
+    return static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
 }
+
+}  // namespace
 
 std::uint64_t golden_cache_limit_bytes() {
     if (const char* env = std::getenv("HAPBENCH_GOLDEN_CACHE_BYTES"); env && *env) return std::strtoull(env, nullptr, 10);
     return 8ull << 30;
 }
 
-GoldenCache::GoldenCache(std::string dir) : dir_(std::move(dir)) {}
+GoldenCache::GoldenCache(std::string dir, std::uint64_t max_bytes, std::uint64_t min_free_bytes)
+    : dir_(std::move(dir)), max_bytes_(max_bytes), min_free_bytes_(min_free_bytes) {
+    std::error_code ignored;  // a directory that cannot be made shows as a failed first store
+    std::filesystem::create_directories(dir_, ignored);
+    bytes_ = trim_directory(dir_, max_bytes_).kept;
+}
 
 std::string GoldenCache::key(const Operator& op, const Problem& problem, std::uint64_t input_seed, const std::string& kind) {
     return sha256_hex("hapbench " + kind + " format=" + std::to_string(kFormat) + " golden_version=" +
@@ -32,7 +49,13 @@ std::string GoldenCache::key(const Operator& op, const Problem& problem, std::ui
 
 std::string GoldenCache::path_of(const std::string& key) const { return dir_ + "/" + key.substr(0, 2) + "/" + key + ".bin"; }
 
-void GoldenCache::store(const std::string& key, const ValueArgs<double>& values) const {
+void GoldenCache::skip(const std::string& reason) {
+    ++not_stored_;
+    not_stored_reason_ = reason;
+}
+
+void GoldenCache::store(const std::string& key, const ValueArgs<double>& values) {
+    if (!writable_) return skip(not_stored_reason_);
     nlohmann::json header = {{"format", kFormat}, {"outputs", nlohmann::json::array()}};
     std::string data;
     for (const auto& arg : values) {
@@ -47,7 +70,21 @@ void GoldenCache::store(const std::string& key, const ValueArgs<double>& values)
         }
         header["outputs"].push_back({{"name", arg.name}, {"present", arg.present}, {"tensors", tensors}});
     }
-    write_file_atomically(path_of(key), header.dump() + "\n" + data);
+    const std::string bytes = header.dump() + "\n" + data;
+    if (bytes.size() > max_bytes_ / 4)
+        return skip("an entry of " + std::to_string(bytes.size() >> 20) + " MiB is over a quarter of the cache's limit of " +
+                    std::to_string(max_bytes_ >> 20) + " MiB");
+    if (const auto free = free_bytes_at(dir_); free && *free < bytes.size() + min_free_bytes_)
+        return skip("the disk has " + std::to_string(*free >> 20) + " MiB free, and the cache leaves at least " +
+                    std::to_string(min_free_bytes_ >> 20) + " MiB");
+    try {
+        write_file_atomically(path_of(key), bytes);
+    } catch (const Error& e) {
+        writable_ = false;
+        return skip(std::string(e.what()) + "; storing is off for the rest of the run");
+    }
+    bytes_ += bytes.size();
+    if (bytes_ > max_bytes_) bytes_ = trim_directory(dir_, max_bytes_).kept;
 }
 
 std::optional<ValueArgs<double>> GoldenCache::load(const std::string& key, const Problem& problem) const {

@@ -20,7 +20,7 @@ ValueArgs<double> compute(const Operator& op, const Problem& problem, const Valu
 
 }  // namespace
 
-PreparedCase::PreparedCase(const Operator& op, Problem problem, std::uint64_t eval_seed, const GoldenCache* cache,
+PreparedCase::PreparedCase(const Operator& op, Problem problem, std::uint64_t eval_seed, GoldenCache* cache,
                            PhaseTimes& phases)
     : op_(op), problem_(std::move(problem)), input_seed_(base_input_seed(problem_, eval_seed)), cache_(cache) {
     auto t = std::chrono::steady_clock::now();

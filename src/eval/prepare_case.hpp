@@ -18,7 +18,7 @@ namespace hb {
 class PreparedCase {
   public:
     // Generates the base inputs; the golden comes from `cache` when it has it (cache may be null).
-    PreparedCase(const Operator& op, Problem problem, std::uint64_t eval_seed, const GoldenCache* cache,
+    PreparedCase(const Operator& op, Problem problem, std::uint64_t eval_seed, GoldenCache* cache,
                  PhaseTimes& phases);
 
     const Problem& problem() const { return problem_; }
@@ -39,7 +39,7 @@ class PreparedCase {
     const Operator& op_;
     Problem problem_;
     std::uint64_t input_seed_;
-    const GoldenCache* cache_;
+    GoldenCache* cache_;
     std::vector<Arg> inputs_;
     ValueArgs<double> golden_;
     std::string golden_source_;

@@ -102,9 +102,10 @@ struct CacheUse {
     bool goldens = false;    // golden cache read and written in this run
     bool baselines = false;  // baseline timing cache read (and written)
     std::string dir;
-    std::string note;        // why a cache was off, when it was
+    std::string note;        // why a cache was off, or why goldens were not stored
     int goldens_from_cache = 0;
     int goldens_computed = 0;
+    int goldens_not_stored = 0;  // computed but not kept (too large, disk nearly full, a failed write: the note says which)
     int baselines_from_cache = 0;
     int baselines_measured = 0;
 };

@@ -132,6 +132,8 @@ nlohmann::json run_to_json(const RunResult& run) {
             {"level_scores", levels},
             {"operators", operators},
             {"cases", cases}};
+    // Only when some were: files from before the field read back unchanged (absent means none).
+    if (caches.goldens_not_stored > 0) out["caches"]["goldens_not_stored"] = caches.goldens_not_stored;
     if (run.harness_threads_passive)
         out["environment"]["harness_threads"] = *run.harness_threads_passive ? "passive" : "spinning";
     return out;

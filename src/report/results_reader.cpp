@@ -322,6 +322,8 @@ RunResult read_results(const nlohmann::json& doc, const std::string& origin) {
     run.caches.note = caches["note"].text();
     run.caches.goldens_from_cache = static_cast<int>(caches["goldens_from_cache"].integer());
     run.caches.goldens_computed = static_cast<int>(caches["goldens_computed"].integer());
+    if (caches.has("goldens_not_stored"))  // absent in files written before it was added
+        run.caches.goldens_not_stored = static_cast<int>(caches["goldens_not_stored"].integer());
     run.caches.baselines_from_cache = static_cast<int>(caches["baselines_from_cache"].integer());
     run.caches.baselines_measured = static_cast<int>(caches["baselines_measured"].integer());
     const JsonField phases = root["phases_s"];

@@ -17,8 +17,10 @@ namespace {
 
 std::string cache_line(const RunResult& run) {
     const auto& c = run.caches;
-    std::string s = fmt::format("goldens {} from cache, {} computed; baselines {} from cache, {} measured",
-                                c.goldens_from_cache, c.goldens_computed, c.baselines_from_cache, c.baselines_measured);
+    std::string s = fmt::format("goldens {} from cache, {} computed{}; baselines {} from cache, {} measured",
+                                c.goldens_from_cache, c.goldens_computed,
+                                c.goldens_not_stored ? fmt::format(" ({} not stored)", c.goldens_not_stored) : "",
+                                c.baselines_from_cache, c.baselines_measured);
     if (!c.note.empty()) s += " (" + c.note + ")";
     if (run.live_baseline) s += " (--live-baseline)";
     return s;

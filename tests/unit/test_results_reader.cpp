@@ -81,7 +81,7 @@ RunResult full_run() {
     run.hardware = hw;
     run.t_hw_convention = "cann-bench";
     run.libraries = {{"onednn", "2.6.3"}};
-    run.caches = {true, false, "/c", "why", 1, 2, 3, 4};
+    run.caches = {true, false, "/c", "why", 1, 2, 5, 3, 4};
     run.phases = {1, 2, 3, 4, 5, 6, 21, 0.5, 0.25};
 
     OperatorResult op;
@@ -204,6 +204,7 @@ TEST(ResultsReader, EveryFieldOfARunBuiltInCodeSurvives) {
     const std::string once = written(original);
     const RunResult back = read_results_text(once, "memory");
     EXPECT_EQ(written(back), once);
+    EXPECT_EQ(back.caches.goldens_not_stored, 5);
     // Typed values, not just the same text.
     ASSERT_EQ(back.operators.size(), 2u);
     const CaseResult& c = back.operators[0].cases.at(0);
