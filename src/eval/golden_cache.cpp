@@ -55,35 +55,44 @@ void GoldenCache::skip(const std::string& reason) {
 }
 
 void GoldenCache::store(const std::string& key, const ValueArgs<double>& values) {
-    if (!writable_) return skip(not_stored_reason_);
+    if (!writable_) {
+        ++not_stored_;  // the reason stays the failed write's
+        return;
+    }
+    // The header first: it gives the entry's size, so an entry that will not be stored is never encoded.
     nlohmann::json header = {{"format", kFormat}, {"outputs", nlohmann::json::array()}};
-    std::string data;
+    std::size_t data_bytes = 0;
     for (const auto& arg : values) {
         nlohmann::json tensors = nlohmann::json::array();
         for (const auto& t : arg.tensors) {
             tensors.push_back({{"dtype", static_cast<int>(t.spec.dtype)}, {"shape", t.spec.shape},
                                {"written_length", t.written_length}, {"count", t.v.size()}});
-            const std::size_t esize = dtype_size(t.spec.dtype);
-            const std::size_t at = data.size();
-            data.resize(at + t.v.size() * esize);
-            for (std::size_t i = 0; i < t.v.size(); ++i) store_element(data.data() + at, i, t.spec.dtype, t.v[i]);
+            data_bytes += t.v.size() * dtype_size(t.spec.dtype);
         }
         header["outputs"].push_back({{"name", arg.name}, {"present", arg.present}, {"tensors", tensors}});
     }
-    const std::string bytes = header.dump() + "\n" + data;
-    if (bytes.size() > max_bytes_ / 4)
-        return skip("an entry of " + std::to_string(bytes.size() >> 20) + " MiB is over a quarter of the cache's limit of " +
+    std::string bytes = header.dump() + "\n";
+    const std::size_t entry_bytes = bytes.size() + data_bytes;
+    if (entry_bytes > max_bytes_ / 4)
+        return skip("an entry of " + std::to_string(entry_bytes >> 20) + " MiB is over a quarter of the cache's limit of " +
                     std::to_string(max_bytes_ >> 20) + " MiB");
-    if (const auto free = free_bytes_at(dir_); free && *free < bytes.size() + min_free_bytes_)
+    if (const auto free = free_bytes_at(dir_); free && *free < entry_bytes + min_free_bytes_)
         return skip("the disk has " + std::to_string(*free >> 20) + " MiB free, and the cache leaves at least " +
                     std::to_string(min_free_bytes_ >> 20) + " MiB");
+    bytes.resize(entry_bytes);
+    std::size_t at = entry_bytes - data_bytes;
+    for (const auto& arg : values)
+        for (const auto& t : arg.tensors) {
+            for (std::size_t i = 0; i < t.v.size(); ++i) store_element(bytes.data() + at, i, t.spec.dtype, t.v[i]);
+            at += t.v.size() * dtype_size(t.spec.dtype);
+        }
     try {
         write_file_atomically(path_of(key), bytes);
     } catch (const Error& e) {
         writable_ = false;
         return skip(std::string(e.what()) + "; storing is off for the rest of the run");
     }
-    bytes_ += bytes.size();
+    bytes_ += entry_bytes;
     if (bytes_ > max_bytes_) bytes_ = trim_directory(dir_, max_bytes_).kept;
 }
 
