@@ -206,6 +206,32 @@ TEST(Hacks, ForgingTheDoneMarkerLeavesTheWorkerBusyAfterItSaidDone) {
                                  "after the call returned");
 }
 
+TEST(Hacks, FinishingOutputsWhileTheHarnessWaitsForAQuietWorkerGainsNothing) {
+    // The harness reads the worker's CPU time once no thread of it is runnable, so a helper
+    // that writes a sixteenth of the output from 100 us after "done" and then sleeps, all
+    // within the settle interval, is not charged CPU for it. Two outcomes, both without gain:
+    // - the harness woke on a free CPU: the output sample drawn at "done" (62 random bytes and
+    //   both ends) sees the slice change, 1 - (15/16)^62 = 98% a call: ASYNC_WORK;
+    // - the harness woke behind the helper (on its CPU; 3 runs of 44 here): its window
+    //   includes the helper's work, every call's own (shorter) measure is clamped to the
+    //   window, and the time is the whole work's (4.5 ms here against 4.1 ms with no helper).
+    // Case 1: float16 [63, 38, 256], about 4 ms a call on one thread: a settle of about 400 us.
+    // (exp, which the submission lacks, makes the run exit 1 whichever the outcome.)
+    const auto h = run_hack("finishes_while_runnable", " --op sigmoid --op exp --case 1" + quick_timing);
+    for (const auto& c : h.run.at("cases")) {
+        if (c.at("operator") != "sigmoid") continue;
+        if (c.at("status") == "PASS") {
+            const auto& t = c.at("candidate_timing");
+            EXPECT_EQ(t.at("clamped_calls"), t.at("count")) << t.dump();
+            continue;
+        }
+        EXPECT_EQ(c.at("status"), "ASYNC_WORK") << c.at("message");
+        EXPECT_NE(c.at("message").get<std::string>().find("outputs changed after the call returned"), std::string::npos)
+            << c.at("message");
+        EXPECT_TRUE(c.at("score").is_null() || c.at("score").get<double>() == 0) << c.dump();
+    }
+}
+
 TEST(Hacks, SkippingTheCallsAfterTheFirstVerifiedOneIsCaught) {
     // Five timed calls, three verified at random after each returns: at least two of the
     // kept ones are among the four the kernel skipped.
