@@ -13,12 +13,13 @@
 #include "cli/split_options.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
-#include "measure/harness_threads.hpp"
+#include "measure/harness_environment.hpp"
 
 int main(int argc, char** argv) {
-    // The harness's OpenMP helpers must sleep, not spin, while a kernel is timed
-    // (measure/harness_threads.hpp); libgomp read its wait policy before main, so restart.
-    hb::restart_with_passive_harness_threads(argv);
+    // The harness's OpenMP helpers must sleep, not spin, while a kernel is timed, and its heap
+    // asks for huge pages (measure/harness_environment.hpp); libgomp and glibc read those
+    // settings before main, so restart with them.
+    hb::restart_with_harness_environment(argv);
     // A worker that dies mid-conversation must become a case status, not kill the harness.
     std::signal(SIGPIPE, SIG_IGN);
     // The goldens live in this process: non-dumpable, its memory (/proc/<pid>/mem) is closed to
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
     // 10 less, for 0.5 GB more peak memory). One arena: the verifying threads are new for each
     // case, and in arenas of their own (64 MB heaps) their copies faulted in anew (970,000 page
     // faults in verification before, 420,000 after; 3.0 s -> 2.5 s). The heap is trimmed only
-    // above 2 GiB free at its top.
+    // above 2 GiB free at its top. Its pages are 2 MiB where the kernel allows (core/huge_pages.hpp).
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
     mallopt(M_ARENA_MAX, 1);

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 
 namespace hb {
 
@@ -94,6 +95,7 @@ Buffer::Buffer(std::size_t bytes, bool guard_page) : bytes_(bytes) {
         std::memset(static_cast<char*>(mapping_) + (guard_page ? body - used : 0), 0, used);
     } else {
         mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mapping_ != MAP_FAILED) advise_huge_pages(mapping_, body);
     }
     if (mapping_ == MAP_FAILED) {
         mapping_ = nullptr;

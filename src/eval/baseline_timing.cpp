@@ -59,7 +59,7 @@ void BaselineTimings::close() { session_.reset(); }
 // The first line names the timing method: 2 since the worker maps its shared memory
 // populated (no page faults on the case's buffers inside timed calls); 3 since the worker's
 // threads are bound one CPU each and the harness's OpenMP helpers sleep instead of spinning
-// (measure/harness_threads.hpp).
+// (measure/harness_environment.hpp).
 std::string BaselineTimings::key(const PreparedCase& prepared) const {
     return sha256_hex(fmt::format("hapbench baseline timing 3\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
                                   hardware_fingerprint_, options_.threads, library_hash_, plan_.describe(),

@@ -22,7 +22,7 @@
 #include "eval/verify_timed_calls.hpp"
 #include "hap/hardware_source.hpp"
 #include "measure/cold_measure.hpp"
-#include "measure/harness_threads.hpp"
+#include "measure/harness_environment.hpp"
 #include "ops/resolve.hpp"
 #include "targets/target.hpp"
 

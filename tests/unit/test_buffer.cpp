@@ -1,9 +1,13 @@
 // core/buffer: page-aligned, zeroed memory, also when a released mapping is reused; guard pages
-// and read-only protection survive reuse correctly.
+// and read-only protection survive reuse correctly; large buffers ask for huge pages.
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "core/buffer.hpp"
 
@@ -70,6 +74,34 @@ TEST(Buffer, AMappingMoreThanTwiceTheSizeIsNotTaken) {
     }
     Buffer again(small);
     EXPECT_NE(again.data(), first);
+}
+
+// The VmFlags line of the mapping of /proc/self/smaps that holds `address` ("" if none).
+std::string vm_flags_at(const void* address) {
+    std::ifstream smaps("/proc/self/smaps");
+    const auto at = reinterpret_cast<std::uintptr_t>(address);
+    bool inside = false;
+    for (std::string line; std::getline(smaps, line);) {
+        std::uintptr_t begin = 0, end = 0;
+        char dash = 0;
+        std::istringstream range(line);
+        if (range >> std::hex >> begin >> dash >> end && dash == '-' && line.find(':') > line.find(' ')) {
+            inside = begin <= at && at < end;
+            continue;
+        }
+        if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+    }
+    return "";
+}
+
+TEST(Buffer, ALargeBufferAsksForHugePagesAndASmallOneDoesNot) {
+    if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "a kernel without huge pages";
+    const Buffer large(64u << 20), small(1u << 20);
+    const std::string large_flags = vm_flags_at(large.data()), small_flags = vm_flags_at(small.data());
+    ASSERT_FALSE(large_flags.empty());
+    EXPECT_NE(large_flags.find(" hg"), std::string::npos) << large_flags;  // MADV_HUGEPAGE
+    ASSERT_FALSE(small_flags.empty());
+    EXPECT_EQ(small_flags.find(" hg"), std::string::npos) << small_flags;
 }
 
 }  // namespace
