@@ -13,17 +13,25 @@
 
 namespace hb {
 
+namespace {
+constexpr const char* kRestartedMarker = "HAPBENCH_RESTARTED";
+}  // namespace
+
 bool harness_threads_passive() {
     const char* policy = std::getenv("OMP_WAIT_POLICY");
     return policy && strcasecmp(policy, "passive") == 0;
 }
 
 void restart_with_harness_environment(char** argv) {
+    // Once only: a loader that drops a setting (glibc erases tunables for set-user-ID programs)
+    // must not make the program restart for ever.
+    if (std::getenv(kRestartedMarker)) return;
     std::vector<std::pair<std::string, std::string>> wanted;
     if (!harness_threads_passive()) wanted.emplace_back("OMP_WAIT_POLICY", "PASSIVE");
     if (const auto tunables = tunables_with_malloc_huge_pages(std::getenv("GLIBC_TUNABLES")))
         wanted.emplace_back("GLIBC_TUNABLES", *tunables);
     if (wanted.empty()) return;
+    wanted.emplace_back(kRestartedMarker, "1");
     std::vector<std::pair<std::string, std::optional<std::string>>> before;
     for (const auto& [name, value] : wanted) {
         const char* was = std::getenv(name.c_str());

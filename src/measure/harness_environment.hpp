@@ -25,8 +25,10 @@ bool harness_threads_passive();
 
 // Called first in main(): when the wait policy is not passive, or GLIBC_TUNABLES does not name
 // glibc.malloc.hugetlb, sets them and starts the program again (execv of its own binary with
-// the same arguments). Returns only when nothing needed setting, or when the restart failed
-// (then the environment is as it was and the run goes on; harness_threads_passive() says so).
+// the same arguments), once: the restarted program has HAPBENCH_RESTARTED=1 and does not
+// restart again. Returns only when nothing needed setting, after a restart, or when the
+// restart failed (then the environment is as it was and the run goes on;
+// harness_threads_passive() says so).
 void restart_with_harness_environment(char** argv);
 
 }  // namespace hb

@@ -20,9 +20,11 @@ namespace {
 // binary: the restarted child lists the single test below it, which exits 0 only when the
 // policy is passive and the tunables name glibc.malloc.hugetlb in it. Returns the child's exit
 // status.
-int restart_in_child(const char* policy, const char* tunables = nullptr) {
+int restart_in_child(const char* policy, const char* tunables = nullptr, bool restarted_before = false) {
     const pid_t pid = fork();
     if (pid == 0) {
+        if (restarted_before) setenv("HAPBENCH_RESTARTED", "1", 1);
+        else unsetenv("HAPBENCH_RESTARTED");
         if (policy) setenv("OMP_WAIT_POLICY", policy, 1);
         else unsetenv("OMP_WAIT_POLICY");
         if (tunables) setenv("GLIBC_TUNABLES", tunables, 1);
@@ -63,6 +65,11 @@ TEST(HarnessEnvironment, ARestartAsksMallocForHugePagesAndKeepsOtherTunables) {
     EXPECT_EQ(restart_in_child("ACTIVE", "glibc.malloc.hugetlb=0"), 0);  // the user's choice stays
     unsetenv("HB_EXPECT_TUNABLES");
     EXPECT_EQ(restart_in_child("passive", "glibc.malloc.hugetlb=1"), 0);  // no restart: all set
+}
+
+TEST(HarnessEnvironment, AProgramRestartsOnceOnly) {
+    // Restarted before (a loader that dropped a setting): it goes on as it is, policy unset.
+    EXPECT_EQ(restart_in_child("ACTIVE", nullptr, true), 3);
 }
 
 TEST(HarnessEnvironment, TunablesWithMallocHugePages) {
