@@ -31,8 +31,8 @@ TimedCallVerdict verify_timed_calls(const Operator& op, const Problem& problem, 
         if (verdicts[i].status == CaseStatus::precision_fail && verdicts[i].gate)
             if (const std::optional<std::int64_t> allowed = fresh_input_allowance(*verdicts[i].gate)) {
                 v.allowances.push_back(fmt::format(
-                    "timed call {}: {} normal-region error{} where the same-precision reference had none, "
-                    "allowed on fresh inputs ({})",
+                    "timed call {}: {} error{} beyond the same-precision reference's, allowed on fresh inputs "
+                    "(at most 2 x its errors or 1 in 10,000 elements a region; {})",
                     kept[i].call, *allowed, *allowed == 1 ? "" : "s", verdicts[i].reason));
                 continue;
             }

@@ -27,8 +27,8 @@ struct TimedCallVerdict {
     std::vector<std::string> allowances;
 };
 
-// Each call is judged as the case's own inputs are, except that the normal region takes the
-// ratio rule (fresh_input_allowance). Goldens of the kept calls are computed concurrently, on up to `threads` threads.
+// Each call is judged as the case's own inputs are, except that the fallback's region counts
+// take the fresh-input rule (fresh_input_allowance). Goldens of the kept calls are computed concurrently, on up to `threads` threads.
 TimedCallVerdict verify_timed_calls(const Operator& op, const Problem& problem, const std::vector<KeptCall>& kept,
                                     int threads);
 

@@ -372,17 +372,30 @@ void decide_relative(OutputVerdict& v, std::span<const double> candidate, const 
 
 }  // namespace
 
+std::int64_t fresh_input_region_limit(std::int64_t same_precision_errors, std::int64_t compared) {
+    return std::max<std::int64_t>(2 * std::max<std::int64_t>(same_precision_errors, 1),
+                                  (compared + kFreshInputElementsPerError - 1) / kFreshInputElementsPerError);
+}
+
 std::optional<std::int64_t> fresh_input_allowance(const GateResult& gate) {
     if (gate.passed) return 0;
     std::int64_t allowed = 0;
     for (const OutputVerdict& v : gate.outputs) {
         if (v.passed) continue;
-        const bool only_normal_zero_rule = v.mode == CompareMode::relative && v.fallback_ran &&
-                                           v.region_passed.small_value && v.region_passed.cancellation &&
-                                           !v.region_passed.normal && v.same_precision_errors.normal == 0 &&
-                                           !v.index_gather;
-        if (!only_normal_zero_rule || !ratio_passes(v.candidate_errors.normal, 0)) return std::nullopt;
-        allowed += v.candidate_errors.normal;
+        // Only a verdict of the fallback's counts is reconsidered: special values and every
+        // other mode stay final.
+        if (v.mode != CompareMode::relative || !v.fallback_ran || v.index_gather || v.nan_mismatches > 0 ||
+            v.inf_sign_mismatches > 0)
+            return std::nullopt;
+        const std::pair<bool, std::pair<std::int64_t, std::int64_t>> regions[] = {
+            {v.region_passed.small_value, {v.candidate_errors.small_value, v.same_precision_errors.small_value}},
+            {v.region_passed.cancellation, {v.candidate_errors.cancellation, v.same_precision_errors.cancellation}},
+            {v.region_passed.normal, {v.candidate_errors.normal, v.same_precision_errors.normal}}};
+        for (const auto& [passed, counts] : regions) {
+            if (passed) continue;
+            if (counts.first > fresh_input_region_limit(counts.second, v.compared)) return std::nullopt;
+            allowed += counts.first;
+        }
     }
     return allowed;
 }

@@ -281,7 +281,8 @@ TEST(PrecisionGateFallback, NoCandidateErrorsPassesAfterAMeanFailure) {
     EXPECT_TRUE(v.passed);
 }
 
-// ---- fresh inputs of timed calls: the normal region takes the ratio rule -----------------
+// ---- fresh inputs of timed calls: every region takes the ratio rule, with a floor of one
+// error in 10,000 elements ------------------------------------------------------------------
 
 GateResult gate_of(std::vector<OutputVerdict> outputs) {
     GateResult g;
@@ -330,6 +331,38 @@ TEST(FreshInputAllowance, OtherFailuresAreNotExcused) {
     const OutputVerdict small = compare({1e-3, 1e-3, 1e-3, 0.0}, {0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}, DType::f16);
     ASSERT_FALSE(small.passed);
     EXPECT_EQ(fresh_input_allowance(gate_of({small})), std::nullopt);
+}
+
+TEST(FreshInputAllowance, ALargeOutputMayHaveOneErrorIn10000ElementsInAnyRegion) {
+    // 30,000 elements: at most max(2 * 1, 3) = 3 normal-region errors against the reference's 1.
+    for (int errors : {3, 4}) {
+        const RegionCase c = region_case(1.0, 1.03125, 30000, errors, 1);
+        const OutputVerdict v = compare(c.candidate, c.golden, c.same_precision, DType::f16);
+        ASSERT_FALSE(v.passed);  // the case's own inputs keep the ratio rule: 2 x 1
+        EXPECT_EQ(fresh_input_allowance(gate_of({v})), errors == 3 ? std::optional<std::int64_t>(3) : std::nullopt);
+    }
+    // 90,000 elements: at most 9 cancellation-region errors where the reference has none.
+    for (int errors : {9, 10}) {
+        const RegionCase c = region_case(kCancelY, 0.0, 90000, errors, 0);
+        const OutputVerdict v = compare(c.candidate, c.golden, c.same_precision, DType::f16);
+        ASSERT_FALSE(v.passed);
+        EXPECT_EQ(fresh_input_allowance(gate_of({v})), errors == 9 ? std::optional<std::int64_t>(9) : std::nullopt);
+    }
+    EXPECT_EQ(fresh_input_region_limit(0, 8), 2);
+    EXPECT_EQ(fresh_input_region_limit(5, 8), 10);
+    EXPECT_EQ(fresh_input_region_limit(0, 10001), 2);
+    EXPECT_EQ(fresh_input_region_limit(0, 2300000), 230);
+}
+
+TEST(FreshInputAllowance, ALargeReducedPrecisionOutputStillFails) {
+    Values golden, candidate;
+    for (int i = 0; i < 50000; ++i) {
+        golden.push_back(1.0 + (i % 64) / 64.0);
+        candidate.push_back(golden.back() * (1.0 + 1.0 / 512));
+    }
+    const OutputVerdict v = compare(candidate, golden, golden, DType::f32);
+    ASSERT_FALSE(v.passed);
+    EXPECT_EQ(fresh_input_allowance(gate_of({v})), std::nullopt);
 }
 
 TEST(FreshInputAllowance, CountsAcrossOutputs) {
