@@ -387,15 +387,17 @@ std::optional<std::int64_t> fresh_input_allowance(const GateResult& gate) {
         if (v.mode != CompareMode::relative || !v.fallback_ran || v.index_gather || v.nan_mismatches > 0 ||
             v.inf_sign_mismatches > 0)
             return std::nullopt;
-        const std::pair<bool, std::pair<std::int64_t, std::int64_t>> regions[] = {
-            {v.region_passed.small_value, {v.candidate_errors.small_value, v.same_precision_errors.small_value}},
-            {v.region_passed.cancellation, {v.candidate_errors.cancellation, v.same_precision_errors.cancellation}},
-            {v.region_passed.normal, {v.candidate_errors.normal, v.same_precision_errors.normal}}};
-        for (const auto& [passed, counts] : regions) {
-            if (passed) continue;
-            if (counts.first > fresh_input_region_limit(counts.second, v.compared)) return std::nullopt;
-            allowed += counts.first;
-        }
+        // A failed region within the fresh-input limit adds its errors to `allowed`.
+        auto within = [&](bool passed, std::int64_t candidate, std::int64_t same_precision) {
+            if (passed) return true;
+            allowed += candidate;
+            return candidate <= fresh_input_region_limit(same_precision, v.compared);
+        };
+        if (!within(v.region_passed.small_value, v.candidate_errors.small_value, v.same_precision_errors.small_value) ||
+            !within(v.region_passed.cancellation, v.candidate_errors.cancellation,
+                    v.same_precision_errors.cancellation) ||
+            !within(v.region_passed.normal, v.candidate_errors.normal, v.same_precision_errors.normal))
+            return std::nullopt;
     }
     return allowed;
 }
