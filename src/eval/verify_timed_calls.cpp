@@ -10,6 +10,20 @@
 
 namespace hb {
 
+std::uint64_t verification_bytes(const Problem& problem) {
+    std::uint64_t bytes = 0;
+    for (const auto* specs : {&problem.inputs, &problem.outputs})
+        for (const auto& a : *specs)
+            for (const auto& t : a.tensors) bytes += static_cast<std::uint64_t>(t.numel()) * (dtype_size(t.dtype) + 16);
+    return bytes;
+}
+
+int verification_width(const Problem& problem, int threads) {
+    const std::uint64_t one = std::max<std::uint64_t>(1, verification_bytes(problem));
+    const auto fits = static_cast<int>(std::min<std::uint64_t>(kVerificationMemoryBytes / one, 1 << 20));
+    return std::clamp(fits, 1, std::max(1, threads));
+}
+
 TimedCallVerdict verify_timed_calls(const Operator& op, const Problem& problem, const std::vector<KeptCall>& kept,
                                     int threads) {
     std::vector<OutputVerdictSummary> verdicts(kept.size());
@@ -18,7 +32,7 @@ TimedCallVerdict verify_timed_calls(const Operator& op, const Problem& problem, 
         fill_timed_inputs(problem, op, kept[i].seed, inputs);
         verdicts[i] = judge_against_inputs(op, problem, inputs, kept[i].outputs);
     };
-    const std::size_t width = std::max<std::size_t>(1, static_cast<std::size_t>(std::max(1, threads)));
+    const auto width = static_cast<std::size_t>(verification_width(problem, threads));
     for (std::size_t begin = 0; begin < kept.size(); begin += width) {
         std::vector<std::future<void>> running;
         for (std::size_t i = begin; i < std::min(kept.size(), begin + width); ++i)
