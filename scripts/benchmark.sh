@@ -90,6 +90,11 @@ for path in sys.argv[1:]:
     r = json.load(open(path))
     unstable = sum(1 for c in r["cases"] if c["candidate_timing"]["timing_unstable"])
     print(f"  {path}: {unstable} cases timing_unstable, wall {r['phases_s']['total']:.1f} s")
+    if r["caches"]["baselines_measured"] > 0:
+        # Measuring a baseline closes the candidate's worker: that run's candidate calls ran
+        # in a new worker per case, the other's in one, and the two are not alike.
+        print(f"  note: {path} measured {r['caches']['baselines_measured']} baselines (their cache was cold); "
+              "run suite-cold or suite-warm first for a like-for-like pair")
 EOF
 }
 

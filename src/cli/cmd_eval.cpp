@@ -44,7 +44,7 @@ void print_progress(const Progress& p) {
 }  // namespace
 
 void add_timing_options(CLI::App* cmd, TimingPlan& plan) {
-    cmd->add_option("--warmup", plan.warmup, "Cold warmup calls per case, after the two correctness calls")
+    cmd->add_option("--warmup", plan.warmup, "Cold warmup calls per case on fresh inputs, after the two correctness calls (at least one per timed slot)")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
     cmd->add_option("--min-calls", plan.stopping.min_calls, "Fewest timed calls per case")
         ->capture_default_str()->check(CLI::PositiveNumber);

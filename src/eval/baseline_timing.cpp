@@ -61,9 +61,10 @@ void BaselineTimings::close() { session_.reset(); }
 // threads are bound one CPU each and the harness's OpenMP helpers sleep instead of spinning
 // (measure/harness_environment.hpp); 4 since the worker reads every page of an input slot
 // when it first binds it, outside the timed window (a hypervisor that shadows page tables
-// charged that first access to the first timed call on each slot).
+// charged that first access to the first timed call on each slot); 5 since warmup calls run
+// on every timed slot and a case has at most three slots (measure/timing_plan.hpp).
 std::string BaselineTimings::key(const PreparedCase& prepared) const {
-    return sha256_hex(fmt::format("hapbench baseline timing 4\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
+    return sha256_hex(fmt::format("hapbench baseline timing 5\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
                                   hardware_fingerprint_, options_.threads, library_hash_, plan_.describe(),
                                   prepared.input_seed(), prepared.problem().canonical()));
 }

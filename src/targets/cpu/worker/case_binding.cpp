@@ -36,7 +36,7 @@ double now_ns() {
 // every page is mapped before a call can read it: the outputs and the workspace here
 // (MAP_POPULATE, every call uses them), each input slot when bind_slot first binds it
 // (populate_readable), so that a case that stops after five timed calls does not pay for the page
-// tables of sixteen slots.
+// tables of slots it never reads.
 void* map_region(int fd, std::size_t bytes, int prot, bool populate) {
     if (bytes == 0) return nullptr;
     void* p = mmap(nullptr, bytes, prot, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
