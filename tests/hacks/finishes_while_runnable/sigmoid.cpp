@@ -5,7 +5,7 @@
 // it is runnable, so that wait does not charge the helper; the output sample drawn when the
 // harness saw "done", before the wait, sees the slice change (ASYNC_WORK). When the harness
 // wakes only after the helper (on the helper's CPU), the window holds the helper's work.
-// The correctness calls (whose every output byte the harness copies) and the warmup are
+// The correctness calls (whose every output byte the harness copies) and the warmups are
 // computed whole, so only the timed calls' sample, 64 bytes an output, can catch it.
 // (Writes that end within the harness's own wake-up latency are the one doorbell round trip
 // docs/security.md lists as not covered.)
@@ -74,8 +74,9 @@ extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     const hb_tensor& x = hb_input(call, "x")->tensors[0];
     const hb_tensor& y = hb_output(call, "y")->tensors[0];
     const int64_t n = hb_numel(&x);
-    // Calls 1-2 are the correctness calls, 3 the warmup: done whole and at once.
-    if (++calls <= 3 || n < 64) {
+    // Calls 1-2 are the correctness calls, 3-4 the warmups (one per timed slot): done whole
+    // and at once.
+    if (++calls <= 4 || n < 64) {
         sigmoid_range(x, y, 0, n);
         return 0;
     }

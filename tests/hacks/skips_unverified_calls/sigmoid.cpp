@@ -1,4 +1,4 @@
-// Adversarial submission "skips_unverified_calls": does the work on the two correctness calls, the warmup and the first timed call only (the calls the old worker verified first), then returns at once with stale outputs; the harness keeps a random sample of timed calls chosen after each returns (CACHED_OR_STALE_OUTPUT).
+// Adversarial submission "skips_unverified_calls": does the work on the two correctness calls, the warmups and the first timed call only (the calls the old worker verified first), then returns at once with stale outputs; the harness keeps a random sample of timed calls chosen after each returns (CACHED_OR_STALE_OUTPUT).
 // See docs/security.md; tests/integration/test_hacks.cpp asserts the status it earns.
 #include <omp.h>
 
@@ -39,7 +39,8 @@ int calls = 0;
 extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     const hb_tensor& x = hb_input(call, "x")->tensors[0];
     const hb_tensor& y = hb_output(call, "y")->tensors[0];
-    // Correctness calls 1-2, warmup 3, timed call 1 = call 4: the rest are skipped.
-    if (++calls <= 4) sigmoid_all(x, y);
+    // Correctness calls 1-2, warmups 3-4 (one per timed slot), timed call 1 = call 5: the
+    // rest are skipped.
+    if (++calls <= 5) sigmoid_all(x, y);
     return 0;
 }
