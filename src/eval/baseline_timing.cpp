@@ -75,7 +75,7 @@ std::optional<BaselineMeasurement> BaselineTimings::cached(const PreparedCase& p
     if (!text) return std::nullopt;
     try {
         const auto j = nlohmann::json::parse(*text);
-        BaselineMeasurement m{timing_from_json(j.at("timing")), j.at("status")};
+        BaselineMeasurement m{timing_from_json(j.at("timing")), j.at("status"), {}};
         m.timing.source = "cache";
         return m;
     } catch (const nlohmann::json::exception&) {
@@ -86,12 +86,20 @@ std::optional<BaselineMeasurement> BaselineTimings::cached(const PreparedCase& p
 BaselineMeasurement BaselineTimings::measure(const PreparedCase& prepared, const TimedInputSeeds& seeds,
                                              std::mt19937_64& rng, Clock::time_point deadline) {
     BaselineMeasurement m;
+    auto stage = Clock::now();
+    auto lap = [&stage] {
+        const auto now = Clock::now();
+        const double s = std::chrono::duration<double>(now - stage).count();
+        stage = now;
+        return s;
+    };
     if (!session_) session_ = target_.open_session(op_, library_, options_);
     const Problem& problem = prepared.problem();
     std::uint64_t input_bytes = 0;
     for (const auto& a : problem.inputs)
         for (const auto& t : a.tensors) input_bytes += t.bytes();
     const CallResult loaded = session_->load_case(problem, plan_.slots_for(input_bytes), deadline);
+    m.spent.load_s = lap();
     if (loaded.outcome != RunOutcome::ok) {
         m.status = "failed: " + loaded.message;
         session_.reset();
@@ -108,9 +116,12 @@ BaselineMeasurement BaselineTimings::measure(const PreparedCase& prepared, const
         return m;
     }
     const OutputVerdictSummary verdict = prepared.judge(copy_args(buffers.outputs, first.written_lengths));
+    m.spent.correctness_s = lap();
     TimingPlan plan = plan_;
     plan.verified_calls = 0;  // hapbench's own kernel: its outputs are judged once, above
     const ColdMeasurement cold = measure_cold(*session_, problem, prepared.op(), plan, seeds, rng, deadline);
+    m.spent.timed_calls_s = lap();
+    m.spent.prepare_calls_s = cold.prepare_s;
     if (cold.outcome != RunOutcome::ok) {
         m.status = "failed: " + cold.message;
         session_.reset();

@@ -25,6 +25,9 @@ namespace hb {
 struct BaselineMeasurement {
     TimingResult timing;
     std::string status;  // "measured", or what failed
+    // Where a measurement's time went (load, correctness, timed_calls, prepare_calls; zero
+    // when it came from the cache), added to the run's phases.
+    PhaseTimes spent;
 };
 
 class BaselineTimings {

@@ -34,6 +34,14 @@ namespace {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// Adds a baseline measurement's split (inside the baseline phase) to the run's.
+void add_stages(PhaseTimes& run, const PhaseTimes& spent) {
+    run.load_s += spent.load_s;
+    run.correctness_s += spent.correctness_s;
+    run.timed_calls_s += spent.timed_calls_s;
+    run.prepare_calls_s += spent.prepare_calls_s;
+}
+
 Clock::time_point after_seconds(double s) {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
@@ -207,17 +215,20 @@ void run_candidate(RunContext& ctx, KernelSession& session, const PreparedCase& 
     const auto start = Clock::now();
     const int slots = ctx.options.plan.slots_for(input_bytes_of(problem));
     const CallResult loaded = session.load_case(problem, slots, deadline);
+    ctx.run.phases.load_s += seconds_since(start);
     if (loaded.outcome != RunOutcome::ok) {
         c.status = status_of(loaded.outcome);
         c.message = loaded.message;
         ctx.run.phases.candidate_s += seconds_since(start);
         return;
     }
+    const auto judging = Clock::now();
     Judgement j = judge_candidate(session, prepared, deadline);
     if (j.status == CaseStatus::pass && ctx.options.two_trial) {
         Judgement second = judge_second_trial(session, prepared, ctx.options.eval_seed, deadline);
         if (second.status != CaseStatus::pass) j = std::move(second);
     }
+    ctx.run.phases.correctness_s += seconds_since(judging);
     c.status = j.status;
     c.message = j.message;
     c.gate = j.gate;
@@ -229,8 +240,10 @@ void run_candidate(RunContext& ctx, KernelSession& session, const PreparedCase& 
         ctx.run.phases.candidate_s += seconds_since(start);
         return;
     }
+    const auto timing = Clock::now();
     const ColdMeasurement cold = measure_cold(session, problem, prepared.op(), ctx.options.plan, ctx.seeds,
                                               ctx.choice_rng, deadline);
+    ctx.run.phases.timed_calls_s += seconds_since(timing);
     ctx.run.phases.candidate_s += seconds_since(start);
     ctx.run.phases.prepare_calls_s += cold.prepare_s;
     if (cold.outcome != RunOutcome::ok) {
@@ -271,6 +284,7 @@ void run_baseline(RunContext& ctx, BaselineTimings& baselines, KernelSession& ca
         const auto start = Clock::now();
         m = baselines.measure(prepared, ctx.seeds, ctx.choice_rng, deadline);
         ctx.run.phases.baseline_s += seconds_since(start);
+        add_stages(ctx.run.phases, m->spent);
         ++ctx.run.caches.baselines_measured;
     }
     c.baseline = m->timing;

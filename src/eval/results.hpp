@@ -96,6 +96,12 @@ struct PhaseTimes {
     double sandbox_s = 0;
     // Inside candidate and baseline: writing fresh timed-call inputs, poisoning, flushing.
     double prepare_calls_s = 0;
+    // Inside candidate and baseline, where their time goes: starting workers and mapping each
+    // case (`load`), the correctness calls and their judgement (`correctness`), and the cold
+    // timing loop (`timed_calls`: doorbell calls, warmups, timed calls and their preparation).
+    double load_s = 0;
+    double correctness_s = 0;
+    double timed_calls_s = 0;
 };
 
 struct CacheUse {

@@ -335,6 +335,10 @@ RunResult read_results(const nlohmann::json& doc, const std::string& origin) {
     run.phases.verify_s = phases["verify"].real();
     run.phases.sandbox_s = phases["sandbox"].real();
     run.phases.prepare_calls_s = phases["prepare_calls"].real();
+    // Absent in files written before the split was added.
+    if (phases.has("load")) run.phases.load_s = phases["load"].real();
+    if (phases.has("correctness")) run.phases.correctness_s = phases["correctness"].real();
+    if (phases.has("timed_calls")) run.phases.timed_calls_s = phases["timed_calls"].real();
     run.phases.total_s = phases["total"].real();
     run.total_score = root["total_score"].real();
     for (const auto& [level, score] : root["level_scores"].members()) {

@@ -65,11 +65,14 @@ class TableReporter final : public Reporter {
                 out << fmt::format("  {} case {}: {} - {}\n", c.op, c.case_id, status_name(c.status),
                                    !c.message.empty() ? c.message : (c.audit.empty() ? "" : c.audit.front()));
             }
+        const PhaseTimes& ph = run.phases;
         out << fmt::format("\nwall time {:.1f} s (build {:.1f}, inputs {:.1f}, golden {:.1f}, candidate {:.1f}, baseline {:.1f}, verify {:.1f}; "
                            "sandbox and checks {:.1f}, timed-call preparation {:.1f} of these)\n",
-                           run.phases.total_s, run.phases.build_s, run.phases.inputs_s, run.phases.golden_s,
-                           run.phases.candidate_s, run.phases.baseline_s, run.phases.verify_s, run.phases.sandbox_s,
-                           run.phases.prepare_calls_s);
+                           ph.total_s, ph.build_s, ph.inputs_s, ph.golden_s, ph.candidate_s, ph.baseline_s, ph.verify_s,
+                           ph.sandbox_s, ph.prepare_calls_s);
+        if (ph.load_s + ph.correctness_s + ph.timed_calls_s > 0)
+            out << fmt::format("candidate and baseline: loading cases {:.1f}, correctness calls {:.1f}, timing loops {:.1f}\n",
+                               ph.load_s, ph.correctness_s, ph.timed_calls_s);
         out << "caches: " << cache_line(run) << "\n";
     }
 };

@@ -82,7 +82,7 @@ RunResult full_run() {
     run.t_hw_convention = "cann-bench";
     run.libraries = {{"onednn", "2.6.3"}};
     run.caches = {true, false, "/c", "why", 1, 2, 5, 3, 4};
-    run.phases = {1, 2, 3, 4, 5, 6, 21, 0.5, 0.25};
+    run.phases = {1, 2, 3, 4, 5, 6, 21, 0.5, 0.25, 1.5, 2.5, 3.5};
 
     OperatorResult op;
     op.op = "arg_max";
@@ -205,6 +205,9 @@ TEST(ResultsReader, EveryFieldOfARunBuiltInCodeSurvives) {
     const RunResult back = read_results_text(once, "memory");
     EXPECT_EQ(written(back), once);
     EXPECT_EQ(back.caches.goldens_not_stored, 5);
+    EXPECT_EQ(back.phases.load_s, 1.5);
+    EXPECT_EQ(back.phases.correctness_s, 2.5);
+    EXPECT_EQ(back.phases.timed_calls_s, 3.5);
     // Typed values, not just the same text.
     ASSERT_EQ(back.operators.size(), 2u);
     const CaseResult& c = back.operators[0].cases.at(0);
