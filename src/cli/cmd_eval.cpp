@@ -44,7 +44,7 @@ void print_progress(const Progress& p) {
 }  // namespace
 
 void add_timing_options(CLI::App* cmd, TimingPlan& plan) {
-    cmd->add_option("--warmup", plan.warmup, "Cold warmup calls per case on fresh inputs, after the two correctness calls (at least one per timed slot)")
+    cmd->add_option("--warmup", plan.warmup, "Cold warmup calls per case on fresh inputs, after the two correctness calls (at least one per input slot)")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
     cmd->add_option("--min-calls", plan.stopping.min_calls, "Fewest timed calls per case")
         ->capture_default_str()->check(CLI::PositiveNumber);
@@ -57,9 +57,6 @@ void add_timing_options(CLI::App* cmd, TimingPlan& plan) {
         ->capture_default_str()->check(CLI::PositiveNumber);
     cmd->add_option("--verify-calls", plan.verified_calls,
                     "Timed calls per case whose outputs are verified (drawn at random after each call)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
-    cmd->add_option("--slot-pool-bytes", plan.slot_pool_bytes,
-                    "Memory for fresh-input slots per case (at least two slots whatever it says)")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
 }
 

@@ -111,7 +111,7 @@ std::uint64_t worker_memory_limit(const std::vector<Problem>& problems, const Ti
     std::uint64_t largest = 0, slots = 0;
     for (const auto& p : problems) {
         std::uint64_t bytes = input_bytes_of(p);
-        slots = std::max(slots, static_cast<std::uint64_t>(plan.slots_for(bytes)) * bytes);
+        slots = std::max(slots, static_cast<std::uint64_t>(TimingPlan::input_slots) * bytes);
         for (const auto& a : p.outputs)
             for (const auto& t : a.tensors) bytes += static_cast<std::uint64_t>(t.bytes());
         largest = std::max(largest, bytes);
@@ -213,8 +213,7 @@ void run_candidate(RunContext& ctx, KernelSession& session, const PreparedCase& 
                    Clock::time_point deadline) {
     const Problem& problem = prepared.problem();
     const auto start = Clock::now();
-    const int slots = ctx.options.plan.slots_for(input_bytes_of(problem));
-    const CallResult loaded = session.load_case(problem, slots, deadline);
+    const CallResult loaded = session.load_case(problem, TimingPlan::input_slots, deadline);
     ctx.run.phases.load_s += seconds_since(start);
     if (loaded.outcome != RunOutcome::ok) {
         c.status = status_of(loaded.outcome);
@@ -265,30 +264,38 @@ void run_candidate(RunContext& ctx, KernelSession& session, const PreparedCase& 
     }
 }
 
-void run_baseline(RunContext& ctx, BaselineTimings& baselines, KernelSession& candidate, const PreparedCase& prepared,
-                  CaseResult& c, Clock::time_point deadline) {
+// The baseline's part of a case when it needs no measurement now: --no-perf, no baseline
+// library, or a timing the cache holds. False when it must be measured.
+bool baseline_without_measuring(RunContext& ctx, const BaselineTimings& baselines, const PreparedCase& prepared,
+                                CaseResult& c) {
     if (ctx.options.no_perf) {
         c.baseline_status = "not measured: --no-perf";
-        return;
+        return true;
     }
     if (!baselines.available()) {
         c.baseline_status = "not measured: no baseline library " + baselines.library();
-        return;
+        return true;
     }
     std::optional<BaselineMeasurement> m = baselines.cached(prepared);
-    if (m) {
-        ++ctx.run.caches.baselines_from_cache;
-    } else {
-        // No candidate code may run while the baseline is timed: its worker goes.
-        candidate.close();
-        const auto start = Clock::now();
-        m = baselines.measure(prepared, ctx.seeds, ctx.choice_rng, deadline);
-        ctx.run.phases.baseline_s += seconds_since(start);
-        add_stages(ctx.run.phases, m->spent);
-        ++ctx.run.caches.baselines_measured;
-    }
+    if (!m) return false;
+    ++ctx.run.caches.baselines_from_cache;
     c.baseline = m->timing;
     c.baseline_status = m->status;
+    if (c.baseline.measured()) c.t_base_measured_us = c.baseline.stats.median;
+    return true;
+}
+
+void measure_baseline(RunContext& ctx, BaselineTimings& baselines, KernelSession& candidate, const PreparedCase& prepared,
+                      CaseResult& c, Clock::time_point deadline) {
+    // No candidate code may run while the baseline is timed: its worker goes.
+    candidate.close();
+    const auto start = Clock::now();
+    const BaselineMeasurement m = baselines.measure(prepared, ctx.seeds, ctx.choice_rng, deadline);
+    ctx.run.phases.baseline_s += seconds_since(start);
+    add_stages(ctx.run.phases, m.spent);
+    ++ctx.run.caches.baselines_measured;
+    c.baseline = m.timing;
+    c.baseline_status = m.status;
     if (c.baseline.measured()) c.t_base_measured_us = c.baseline.stats.median;
 }
 
@@ -356,6 +363,12 @@ OperatorResult evaluate_operator(RunContext& ctx, const SelectedOperator& select
                               false);
     const auto candidate_deadline = after_seconds(ctx.options.op_timeout_s);
     bool budget_spent = false;
+    // Baselines kept in the cache (measured once per machine) are measured after the
+    // candidate's cases; live ones (--live-baseline, --no-cache) case by case, interleaved
+    // with the candidate's, as they always were.
+    const bool defer_baselines = !ctx.baseline_cache_dir.empty();
+    std::vector<std::size_t> unmeasured;  // indexes into opr.cases (and problems)
+    std::vector<std::size_t> scored;      // cases that ran (not those an earlier timeout left unrun)
 
     for (const auto& problem : problems) {
         ctx.report(opr.op, problem.case_id());
@@ -374,11 +387,32 @@ OperatorResult evaluate_operator(RunContext& ctx, const SelectedOperator& select
         (c.golden_source == "cache" ? ctx.run.caches.goldens_from_cache : ctx.run.caches.goldens_computed)++;
         run_candidate(ctx, *candidate, prepared, c, candidate_deadline);
         if (c.status == CaseStatus::timeout) budget_spent = true;
-        run_baseline(ctx, baselines, *candidate, prepared, c, after_seconds(ctx.options.op_timeout_s));
-        if (ctx.model) score_case(c, *ctx.model, ctx.options.calibrated_margin, ctx.convention);
+        if (baseline_without_measuring(ctx, baselines, prepared, c)) {
+            ++ctx.progress.cases_done;
+        } else if (defer_baselines) {
+            unmeasured.push_back(opr.cases.size());
+        } else {
+            measure_baseline(ctx, baselines, *candidate, prepared, c, after_seconds(ctx.options.op_timeout_s));
+            ++ctx.progress.cases_done;
+        }
+        scored.push_back(opr.cases.size());
         opr.cases.push_back(std::move(c));
+    }
+    // Baselines the cache lacked, after the candidate's last case: its worker closes once, not
+    // once a case (a closed worker costs the next case a fresh start and its memory mapped
+    // again). Each case's inputs and golden are prepared again (the golden from the cache).
+    for (std::size_t index : unmeasured) {
+        CaseResult& c = opr.cases[index];
+        ctx.report(opr.op, c.case_id);
+        const auto start = Clock::now();
+        PhaseTimes again;
+        const PreparedCase prepared(op, problems[index], ctx.options.eval_seed, ctx.goldens ? &*ctx.goldens : nullptr, again);
+        ctx.run.phases.baseline_s += seconds_since(start);
+        measure_baseline(ctx, baselines, *candidate, prepared, c, after_seconds(ctx.options.op_timeout_s));
         ++ctx.progress.cases_done;
     }
+    if (ctx.model)
+        for (std::size_t index : scored) score_case(opr.cases[index], *ctx.model, ctx.options.calibrated_margin, ctx.convention);
     const SessionFacts facts = candidate->facts();
     ctx.run.phases.sandbox_s += facts.setup_ns_total * 1e-9;
     if (facts.workers_started > 0) {

@@ -67,18 +67,17 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
     m.overhead_ns = quantile(null_windows, 0.5);
     m.overhead_high_ns = quantile(null_windows, 0.95);
 
-    // Warmup on the timed calls' own slots, each with fresh inputs, at least once on every
-    // slot: a slot's first call can pay for what a later one does not (on a hypervisor that
-    // shadows page tables, 2 to 3 times the call's time), and no timed call may be first.
-    const int timed_slots = std::max(1, slots - 1);
-    const int warmups = std::max(plan.warmup, slots > 1 ? timed_slots : 0);
+    // Every slot takes timed calls in turn (the base inputs' slot too: the correctness calls
+    // are done with it), so consecutive calls read different addresses. Warmup on those
+    // slots, each call with fresh inputs, at least once on every slot: a slot's first call
+    // can pay for what a later one does not (on a hypervisor that shadows page tables, 2 to
+    // 3 times the call's time), and no timed call may be first.
+    const int warmups = std::max(plan.warmup, slots);
     for (int w = 0; w < warmups; ++w) {
-        const int slot = slots > 1 ? 1 + w % timed_slots : 0;
+        const int slot = w % slots;
         const auto t = Clock::now();
-        if (slot > 0) {
-            std::vector<Arg> inputs = borrow_args(buffers.input_slots[static_cast<std::size_t>(slot)]);
-            fill_timed_inputs(problem, op, seeds.seed(problem, -1 - w), inputs);
-        }
+        std::vector<Arg> warm_inputs = borrow_args(buffers.input_slots[static_cast<std::size_t>(slot)]);
+        fill_timed_inputs(problem, op, seeds.seed(problem, -1 - w), warm_inputs);
         prepare_timed_call_buffers(buffers, slot);
         m.prepare_s += seconds_since(t);
         const CallResult r = session.call(slot, deadline, CallCheck::quick);
@@ -100,7 +99,7 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
     const RelativeSpreadRule rule(plan.stopping);
     const int verified = std::max(0, plan.verified_calls);
     for (int k = 1;; ++k) {
-        const int slot = slots > 1 ? 1 + (warmups + k - 1) % timed_slots : 0;
+        const int slot = (warmups + k - 1) % slots;
         const std::uint64_t seed = seeds.seed(problem, k);
         auto t = Clock::now();
         std::vector<Arg> inputs = borrow_args(buffers.input_slots[static_cast<std::size_t>(slot)]);

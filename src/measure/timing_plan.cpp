@@ -6,14 +6,12 @@
 
 namespace hb {
 
-int TimingPlan::slots_for(std::uint64_t input_bytes) const {
-    const std::uint64_t fit = input_bytes ? slot_pool_bytes / input_bytes : static_cast<std::uint64_t>(max_slots);
-    return static_cast<int>(std::clamp<std::uint64_t>(fit, 2, static_cast<std::uint64_t>(std::max(2, max_slots))));
-}
+int TimingPlan::warmup_calls() const { return std::max(warmup, input_slots); }
 
 std::string TimingPlan::describe() const {
-    return fmt::format("warmup {}, {}, {} verified timed calls, fresh inputs per timed call", warmup,
-                       stopping.describe(), verified_calls);
+    return fmt::format("{} warmup calls (--warmup {}, at least one on each of the {} input slots), {}, {} verified "
+                       "timed calls, fresh inputs per timed call",
+                       warmup_calls(), warmup, input_slots, stopping.describe(), verified_calls);
 }
 
 }  // namespace hb

@@ -28,7 +28,7 @@ nlohmann::json plan_json(const TimingPlan& p) {
                                {"max_calls", p.stopping.max_calls}, {"min_time_s", p.stopping.min_time_s},
                                {"max_time_s", p.stopping.max_time_s}, {"relative_precision", p.stopping.relative_precision}}},
             {"verified_timed_calls", p.verified_calls},
-            {"slot_pool_bytes", p.slot_pool_bytes},
+            {"input_slots", TimingPlan::input_slots},
             {"null_calls", p.null_calls},
             {"cache_eviction", "clflushopt of the call's inputs, outputs and workspace before every call"},
             {"timed_inputs", "fresh values for every timed call, from a secret of the evaluation"},

@@ -236,7 +236,8 @@ void read_timing_plan(const JsonField& j, TimingPlan& plan) {
     plan.stopping.max_time_s = rule["max_time_s"].real();
     plan.stopping.relative_precision = rule["relative_precision"].real();
     plan.verified_calls = static_cast<int>(j["verified_timed_calls"].integer());
-    plan.slot_pool_bytes = j["slot_pool_bytes"].unsigned_integer();
+    // `input_slots` is fixed (measure/timing_plan.hpp); files from before 2026-12-03 give
+    // `slot_pool_bytes` instead, a setting that no longer exists. Neither is read.
     plan.null_calls = static_cast<int>(j["null_calls"].integer());
 }
 

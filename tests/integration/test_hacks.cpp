@@ -64,9 +64,9 @@ void expect_status_without_credit(const HackRun& h, const std::string& status, c
 }
 
 TEST(Hacks, PointerKeyedCacheIsStaleWhenAnAddressComesBackWithNewContent) {
-    // --slot-pool-bytes 0: every timed call reuses one input buffer with new content;
-    // --verify-calls 5: every timed call is checked.
-    expect_status_without_credit(run_hack("pointer_cache", small_case + quick_timing + " --slot-pool-bytes 0 --verify-calls 5"),
+    // Timed calls take the case's two slots in turn, each time with new content: from the
+    // third call on, every address has been seen; --verify-calls 5: every timed call is checked.
+    expect_status_without_credit(run_hack("pointer_cache", small_case + quick_timing + " --verify-calls 5"),
                                  "CACHED_OR_STALE_OUTPUT", "do not match its own inputs");
 }
 
@@ -77,9 +77,9 @@ TEST(Hacks, ContentKeyedCacheNeverHitsOnATimedCall) {
             EXPECT_EQ(c.at("status"), "PASS") << c.at("message");
         }
     }
-    // Call 1 misses; call 2 sees the same content and hits; the two warmups (one per timed
-    // slot) and each of the 5 timed calls have fresh content and miss, so the cache buys no
-    // time where it is measured.
+    // Call 1 misses; call 2 sees the same content and hits; the two warmups (one per slot)
+    // and each of the 5 timed calls have fresh content and miss, so the cache buys no time
+    // where it is measured.
     std::istringstream lines(h.log);
     int misses = 0, hits = 0;
     for (std::string line; std::getline(lines, line);) {
@@ -164,7 +164,7 @@ TEST(Hacks, SleepingPastTheBudgetIsTimeout) {
 }
 
 TEST(Hacks, UnboundedAllocationHitsTheResourceLimit) {
-    expect_status_without_credit(run_hack("unbounded_alloc", small_case + quick_timing + " --slot-pool-bytes 0"), "RESOURCE_LIMIT",
+    expect_status_without_credit(run_hack("unbounded_alloc", small_case + quick_timing), "RESOURCE_LIMIT",
                                  "address space");
 }
 

@@ -107,14 +107,18 @@ TEST(SampleStats, MedianSpreadAndMoments) {
     EXPECT_GT(s.relative_iqr, 0);
 }
 
-TEST(TimingPlan, SlotsFitThePoolWithinTwoAndTheMaximum) {
+TEST(TimingPlan, WarmsEverySlotAtLeastOnceAndSaysHowManyCalls) {
     TimingPlan plan;
-    plan.slot_pool_bytes = 64 << 20;
-    plan.max_slots = 16;
-    EXPECT_EQ(plan.slots_for(1 << 20), 16);   // 64 fit, capped
-    EXPECT_EQ(plan.slots_for(16 << 20), 4);   // 4 fit
-    EXPECT_EQ(plan.slots_for(100 << 20), 2);  // none fits: still two (the base and one timed slot)
-    EXPECT_EQ(plan.slots_for(0), 16);
+    EXPECT_EQ(TimingPlan::input_slots, 2);
+    plan.warmup = 0;
+    EXPECT_EQ(plan.warmup_calls(), 2);
+    plan.warmup = 1;
+    EXPECT_EQ(plan.warmup_calls(), 2);
+    plan.warmup = 5;
+    EXPECT_EQ(plan.warmup_calls(), 5);
+    plan.warmup = 1;
+    EXPECT_NE(plan.describe().find("2 warmup calls (--warmup 1, at least one on each of the 2 input slots)"), std::string::npos)
+        << plan.describe();
 }
 
 // Sigmoid's shipped case `id` as a problem, with its inputs allocated.

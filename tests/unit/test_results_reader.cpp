@@ -57,7 +57,6 @@ RunResult full_run() {
     run.timing_plan.stopping.min_calls = 7;
     run.timing_plan.stopping.max_time_s = 0.25;
     run.timing_plan.verified_calls = 4;
-    run.timing_plan.slot_pool_bytes = 1ull << 33;
     run.timing_plan.null_calls = 16;
     run.compiler_version = "g++ 12";
     run.compiler_command = "g++ -O3";
@@ -197,6 +196,19 @@ TEST(ResultsReader, ShippedFilesReadBackToTheSameJson) {
         EXPECT_EQ(nlohmann::json::parse(once), nlohmann::json::parse(read_text(path))) << name;
         EXPECT_EQ(written(read_results_text(once, "rewritten")), once) << name;
     }
+}
+
+TEST(ResultsReader, AFileFromBeforeTheFixedSlotsStillReads) {
+    // Until 2026-12-03 the plan gave `slot_pool_bytes` (a setting since removed), not
+    // `input_slots`, and no load/correctness/timed_calls phases.
+    std::string text = read_text(data_file("run_a.json"));
+    const std::string now = "    \"input_slots\": 2,\n";
+    ASSERT_NE(text.find(now), std::string::npos);
+    text.replace(text.find(now), now.size(), "    \"slot_pool_bytes\": 536870912,\n");
+    const RunResult run = read_results_text(text, "old run_a.json");
+    EXPECT_EQ(run.timing_plan.warmup, 1);
+    EXPECT_EQ(run.phases.load_s, 0);
+    EXPECT_EQ(written(run), written(read_results_file(data_file("run_a.json"))));
 }
 
 TEST(ResultsReader, EveryFieldOfARunBuiltInCodeSurvives) {

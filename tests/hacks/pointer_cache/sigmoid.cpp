@@ -1,6 +1,7 @@
-// Adversarial submission "pointer_cache": caches its output keyed on the input pointer: a timed call whose inputs reuse an address with new content gets the stale output (CACHED_OR_STALE_OUTPUT).
+// Adversarial submission "pointer_cache": caches its output keyed on the input pointer (every address it has seen, so that slots taken in turn hit too): a timed call whose inputs reuse an address with new content gets the stale output (CACHED_OR_STALE_OUTPUT).
 // See docs/security.md; tests/integration/test_hacks.cpp asserts the status it earns.
 #include <cstring>
+#include <map>
 #include <vector>
 
 #include <omp.h>
@@ -40,15 +41,13 @@ void sigmoid_all(const hb_tensor& x, const hb_tensor& y) {
 extern "C" HB_EXPORT int hapbench_kernel(const hb_call* call) {
     const hb_tensor& x = hb_input(call, "x")->tensors[0];
     const hb_tensor& y = hb_output(call, "y")->tensors[0];
-    static const void* cached_input = nullptr;
-    static std::vector<unsigned char> cached_output;
+    static std::map<const void*, std::vector<unsigned char>> cached;  // input address -> output bytes
     const std::size_t bytes = static_cast<std::size_t>(hb_numel(&y)) * (y.dtype == HB_FLOAT32 ? 4 : 2);
-    if (x.data == cached_input && cached_output.size() == bytes) {
-        std::memcpy(y.data, cached_output.data(), bytes);
+    if (const auto hit = cached.find(x.data); hit != cached.end() && hit->second.size() == bytes) {
+        std::memcpy(y.data, hit->second.data(), bytes);
         return 0;
     }
     sigmoid_all(x, y);
-    cached_input = x.data;
-    cached_output.assign(static_cast<unsigned char*>(y.data), static_cast<unsigned char*>(y.data) + bytes);
+    cached[x.data].assign(static_cast<unsigned char*>(y.data), static_cast<unsigned char*>(y.data) + bytes);
     return 0;
 }
