@@ -34,14 +34,6 @@ namespace {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Adds a baseline measurement's split (inside the baseline phase) to the run's.
-void add_stages(PhaseTimes& run, const PhaseTimes& spent) {
-    run.load_s += spent.load_s;
-    run.correctness_s += spent.correctness_s;
-    run.timed_calls_s += spent.timed_calls_s;
-    run.prepare_calls_s += spent.prepare_calls_s;
-}
-
 Clock::time_point after_seconds(double s) {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
@@ -107,7 +99,7 @@ std::uint64_t input_bytes_of(const Problem& p) {
 
 // What a worker may map: its input slots and outputs, the largest case a few times over for
 // the kernel's own buffers, and per thread its stack and malloc arena.
-std::uint64_t worker_memory_limit(const std::vector<Problem>& problems, const TimingPlan& plan, int threads) {
+std::uint64_t worker_memory_limit(const std::vector<Problem>& problems, int threads) {
     std::uint64_t largest = 0, slots = 0;
     for (const auto& p : problems) {
         std::uint64_t bytes = input_bytes_of(p);
@@ -175,7 +167,7 @@ struct RunContext {
     }
     SessionOptions session_options(const std::string& op, const std::string& role, const std::vector<Problem>& problems) const {
         SessionOptions s{run.threads, run.cpus, work_dir + "/" + op + "." + role + ".log"};
-        s.memory_limit_bytes = worker_memory_limit(problems, options.plan, run.threads);
+        s.memory_limit_bytes = worker_memory_limit(problems, run.threads);
         s.cpu_limit_s = options.op_timeout_s * run.threads + 60;
         return s;
     }
@@ -264,6 +256,12 @@ void run_candidate(RunContext& ctx, KernelSession& session, const PreparedCase& 
     }
 }
 
+void record_baseline(CaseResult& c, const BaselineMeasurement& m) {
+    c.baseline = m.timing;
+    c.baseline_status = m.status;
+    if (c.baseline.measured()) c.t_base_measured_us = c.baseline.stats.median;
+}
+
 // The baseline's part of a case when it needs no measurement now: --no-perf, no baseline
 // library, or a timing the cache holds. False when it must be measured.
 bool baseline_without_measuring(RunContext& ctx, const BaselineTimings& baselines, const PreparedCase& prepared,
@@ -276,12 +274,10 @@ bool baseline_without_measuring(RunContext& ctx, const BaselineTimings& baseline
         c.baseline_status = "not measured: no baseline library " + baselines.library();
         return true;
     }
-    std::optional<BaselineMeasurement> m = baselines.cached(prepared);
+    const std::optional<BaselineMeasurement> m = baselines.cached(prepared);
     if (!m) return false;
     ++ctx.run.caches.baselines_from_cache;
-    c.baseline = m->timing;
-    c.baseline_status = m->status;
-    if (c.baseline.measured()) c.t_base_measured_us = c.baseline.stats.median;
+    record_baseline(c, *m);
     return true;
 }
 
@@ -292,11 +288,9 @@ void measure_baseline(RunContext& ctx, BaselineTimings& baselines, KernelSession
     const auto start = Clock::now();
     const BaselineMeasurement m = baselines.measure(prepared, ctx.seeds, ctx.choice_rng, deadline);
     ctx.run.phases.baseline_s += seconds_since(start);
-    add_stages(ctx.run.phases, m.spent);
+    ctx.run.phases.add_split(m.spent);
     ++ctx.run.caches.baselines_measured;
-    c.baseline = m.timing;
-    c.baseline_status = m.status;
-    if (c.baseline.measured()) c.t_base_measured_us = c.baseline.stats.median;
+    record_baseline(c, m);
 }
 
 OperatorResult evaluate_operator(RunContext& ctx, const SelectedOperator& selected) {
@@ -368,7 +362,10 @@ OperatorResult evaluate_operator(RunContext& ctx, const SelectedOperator& select
     // with the candidate's, as they always were.
     const bool defer_baselines = !ctx.baseline_cache_dir.empty();
     std::vector<std::size_t> unmeasured;  // indexes into opr.cases (and problems)
-    std::vector<std::size_t> scored;      // cases that ran (not those an earlier timeout left unrun)
+    auto score = [&](CaseResult& c) {
+        if (ctx.model) score_case(c, *ctx.model, ctx.options.calibrated_margin, ctx.convention);
+        ++ctx.progress.cases_done;
+    };
 
     for (const auto& problem : problems) {
         ctx.report(opr.op, problem.case_id());
@@ -387,15 +384,14 @@ OperatorResult evaluate_operator(RunContext& ctx, const SelectedOperator& select
         (c.golden_source == "cache" ? ctx.run.caches.goldens_from_cache : ctx.run.caches.goldens_computed)++;
         run_candidate(ctx, *candidate, prepared, c, candidate_deadline);
         if (c.status == CaseStatus::timeout) budget_spent = true;
-        if (baseline_without_measuring(ctx, baselines, prepared, c)) {
-            ++ctx.progress.cases_done;
-        } else if (defer_baselines) {
+        const bool to_measure = !baseline_without_measuring(ctx, baselines, prepared, c);
+        if (to_measure && defer_baselines) {
             unmeasured.push_back(opr.cases.size());
-        } else {
-            measure_baseline(ctx, baselines, *candidate, prepared, c, after_seconds(ctx.options.op_timeout_s));
-            ++ctx.progress.cases_done;
+            opr.cases.push_back(std::move(c));
+            continue;
         }
-        scored.push_back(opr.cases.size());
+        if (to_measure) measure_baseline(ctx, baselines, *candidate, prepared, c, after_seconds(ctx.options.op_timeout_s));
+        score(c);
         opr.cases.push_back(std::move(c));
     }
     // Baselines the cache lacked, after the candidate's last case: its worker closes once, not
@@ -409,10 +405,8 @@ OperatorResult evaluate_operator(RunContext& ctx, const SelectedOperator& select
         const PreparedCase prepared(op, problems[index], ctx.options.eval_seed, ctx.goldens ? &*ctx.goldens : nullptr, again);
         ctx.run.phases.baseline_s += seconds_since(start);
         measure_baseline(ctx, baselines, *candidate, prepared, c, after_seconds(ctx.options.op_timeout_s));
-        ++ctx.progress.cases_done;
+        score(c);
     }
-    if (ctx.model)
-        for (std::size_t index : scored) score_case(opr.cases[index], *ctx.model, ctx.options.calibrated_margin, ctx.convention);
     const SessionFacts facts = candidate->facts();
     ctx.run.phases.sandbox_s += facts.setup_ns_total * 1e-9;
     if (facts.workers_started > 0) {
@@ -541,7 +535,7 @@ std::vector<std::string> measure_baselines(const EvalOptions& options, bool refr
         for (const auto& spec : selected.cases) problems.push_back(resolve_problem(selected.entry->proto, *selected.op, spec));
         SessionOptions s{threads, std::vector<int>(all_cpus.begin(), all_cpus.begin() + threads), ""};
         s.sandbox = false;
-        s.memory_limit_bytes = worker_memory_limit(problems, options.plan, threads);
+        s.memory_limit_bytes = worker_memory_limit(problems, threads);
         s.cpu_limit_s = options.op_timeout_s * threads + 60;
         BaselineTimings baselines(*target, selected.entry->op, baseline_dir + "/" + selected.entry->op + ".so", s,
                                   options.plan, hardware_fingerprint(model), cache_dir, refresh);

@@ -102,6 +102,16 @@ struct PhaseTimes {
     double load_s = 0;
     double correctness_s = 0;
     double timed_calls_s = 0;
+
+    // Whether the split above was recorded (files from before it have none).
+    bool has_split() const { return load_s + correctness_s + timed_calls_s > 0; }
+    // Adds another's split and timed-call preparation (a baseline measurement's, say).
+    void add_split(const PhaseTimes& other) {
+        load_s += other.load_s;
+        correctness_s += other.correctness_s;
+        timed_calls_s += other.timed_calls_s;
+        prepare_calls_s += other.prepare_calls_s;
+    }
 };
 
 struct CacheUse {

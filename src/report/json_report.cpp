@@ -134,7 +134,7 @@ nlohmann::json run_to_json(const RunResult& run) {
             {"cases", cases}};
     // Only when some were: files from before the field read back unchanged (absent means none).
     if (caches.goldens_not_stored > 0) out["caches"]["goldens_not_stored"] = caches.goldens_not_stored;
-    if (ph.load_s + ph.correctness_s + ph.timed_calls_s > 0) {
+    if (ph.has_split()) {
         out["phases_s"]["load"] = ph.load_s;
         out["phases_s"]["correctness"] = ph.correctness_s;
         out["phases_s"]["timed_calls"] = ph.timed_calls_s;

@@ -70,7 +70,7 @@ class TableReporter final : public Reporter {
                            "sandbox and checks {:.1f}, timed-call preparation {:.1f} of these)\n",
                            ph.total_s, ph.build_s, ph.inputs_s, ph.golden_s, ph.candidate_s, ph.baseline_s, ph.verify_s,
                            ph.sandbox_s, ph.prepare_calls_s);
-        if (ph.load_s + ph.correctness_s + ph.timed_calls_s > 0)
+        if (ph.has_split())
             out << fmt::format("candidate and baseline: loading cases {:.1f}, correctness calls {:.1f}, timing loops {:.1f}\n",
                                ph.load_s, ph.correctness_s, ph.timed_calls_s);
         out << "caches: " << cache_line(run) << "\n";
