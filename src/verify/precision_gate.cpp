@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -66,6 +65,39 @@ Element classify(double out, double ref, double finite_max) {
 
 // The statistics pass of compare_output over elements [begin, end), merged in block order.
 constexpr std::size_t kStatsBlock = 32768;
+
+// golden_truncated (the fp64 golden rounded to the output's dtype), rounded a block at a time
+// where it is read, never held whole: a whole copy was one more fp64 tensor of fresh memory in
+// every comparison (180 MB on a 22.7-million-element output, each page zeroed by the kernel
+// before its first write), for values that take one pass to recompute.
+class Truncated {
+  public:
+    Truncated(std::span<const double> golden, DType dtype) : golden_(golden), dtype_(dtype) {}
+    std::size_t size() const { return golden_.size(); }
+    double at(std::size_t i) const {
+        double y = 0;
+        round_block(golden_.data() + i, 1, dtype_, &y);
+        return y;
+    }
+    // Elements [begin, end) into out (end - begin <= kStatsBlock).
+    void block(std::size_t begin, std::size_t end, double* out) const {
+        round_block(golden_.data() + begin, end - begin, dtype_, out);
+    }
+    // f(i, y_i) for every element, in order.
+    template <typename F>
+    void each(F&& f) const {
+        std::vector<double> y(std::min(kStatsBlock, size()));
+        for (std::size_t begin = 0; begin < size(); begin += kStatsBlock) {
+            const std::size_t end = std::min(size(), begin + kStatsBlock);
+            block(begin, end, y.data());
+            for (std::size_t i = begin; i < end; ++i) f(i, y[i - begin]);
+        }
+    }
+
+  private:
+    std::span<const double> golden_;
+    DType dtype_;
+};
 
 struct BlockStats {
     std::int64_t nan_matched = 0, inf_matched = 0, nan_mismatches = 0, inf_sign_mismatches = 0, inf_one_sided = 0,
@@ -132,16 +164,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool finite_block_s
     return true;
 }
 
-BlockStats block_stats(std::span<const double> candidate, std::span<const double> y, std::size_t begin,
-                       std::size_t end, double finite_max) {
+// Elements [begin, end), y holding golden_truncated of exactly those.
+BlockStats block_stats(std::span<const double> candidate, const double* y, std::size_t begin, std::size_t end,
+                       double finite_max) {
     BlockStats s;
-    if (finite_block_stats(candidate.data() + begin, y.data() + begin, end - begin, s)) {
+    if (finite_block_stats(candidate.data() + begin, y, end - begin, s)) {
         s.max_rel_err_index += s.max_rel_err_index >= 0 ? static_cast<std::int64_t>(begin) : 0;
         return s;
     }
     s = BlockStats{};
     for (std::size_t i = begin; i < end; ++i) {
-        const Element el = classify(candidate[i], y[i], finite_max);
+        const Element el = classify(candidate[i], y[i - begin], finite_max);
         const auto index = static_cast<std::int64_t>(i);
         switch (el.kind) {
             case ElementKind::nan_match: ++s.nan_matched; continue;
@@ -220,17 +253,17 @@ struct FallbackCounts {
 // the region the candidate's output gives it. Runs only when the candidate has no
 // special-value failure, so every position here has a non-NaN y.
 FallbackCounts fallback_errors(std::span<const double> candidate, std::span<const double> same_precision,
-                               std::span<const double> y, double finite_max, const Thresholds& th) {
+                               const Truncated& y, double finite_max, const Thresholds& th) {
     FallbackCounts counts;
-    for (std::size_t i = 0; i < y.size(); ++i) {
-        const Element el = classify(candidate[i], y[i], finite_max);
-        if (el.kind != ElementKind::compared) continue;
+    y.each([&](std::size_t i, double y_i) {
+        const Element el = classify(candidate[i], y_i, finite_max);
+        if (el.kind != ElementKind::compared) return;
         const Region region = region_of(el.out, el.ref, th);
         if (region_error(region, el.out, el.ref, th)) add_error(counts.candidate, region);
         if (std::isnan(same_precision[i])) ++counts.same_precision_nan;
-        if (same_precision_error(same_precision[i], y[i], region, finite_max, th))
+        if (same_precision_error(same_precision[i], y_i, region, finite_max, th))
             add_error(counts.same_precision, region);
-    }
+    });
     return counts;
 }
 
@@ -270,17 +303,17 @@ void join_reason(std::string& reason, const std::string& part) {
 }
 
 // Integer and bool outputs: exact, or within the operator's +-k.
-void decide_integer(OutputVerdict& v, std::span<const double> candidate, std::span<const double> y) {
+void decide_integer(OutputVerdict& v, std::span<const double> candidate, const Truncated& y) {
     const double k = v.thresholds.abs_tolerance();
-    for (std::size_t i = 0; i < y.size(); ++i) {
-        const double diff = std::fabs(candidate[i] - y[i]);
+    y.each([&](std::size_t i, double y_i) {
+        const double diff = std::fabs(candidate[i] - y_i);
         v.max_abs_err = std::max(v.max_abs_err, diff);
         if (diff > k && v.mismatches++ == 0) {
             v.first_mismatch_index = static_cast<std::int64_t>(i);
             v.first_mismatch_got = candidate[i];
-            v.first_mismatch_expected = y[i];
+            v.first_mismatch_expected = y_i;
         }
-    }
+    });
     v.passed = v.mismatches == 0;
     if (!v.passed)
         v.reason = fmt::format(
@@ -291,15 +324,15 @@ void decide_integer(OutputVerdict& v, std::span<const double> candidate, std::sp
 }
 
 // Threshold 0 on a floating output: the bit patterns of the output dtype must be identical.
-void decide_bit_exact(OutputVerdict& v, std::span<const double> candidate, std::span<const double> y) {
-    for (std::size_t i = 0; i < y.size(); ++i) {
-        if (dtype_bit_pattern(candidate[i], v.dtype) != dtype_bit_pattern(y[i], v.dtype) &&
+void decide_bit_exact(OutputVerdict& v, std::span<const double> candidate, const Truncated& y) {
+    y.each([&](std::size_t i, double y_i) {
+        if (dtype_bit_pattern(candidate[i], v.dtype) != dtype_bit_pattern(y_i, v.dtype) &&
             v.mismatches++ == 0) {
             v.first_mismatch_index = static_cast<std::int64_t>(i);
             v.first_mismatch_got = candidate[i];
-            v.first_mismatch_expected = y[i];
+            v.first_mismatch_expected = y_i;
         }
-    }
+    });
     v.passed = v.mismatches == 0;
     if (!v.passed)
         v.reason = fmt::format(
@@ -310,7 +343,7 @@ void decide_bit_exact(OutputVerdict& v, std::span<const double> candidate, std::
 }
 
 void decide_relative(OutputVerdict& v, std::span<const double> candidate, const SamePrecisionValues& same_precision_of,
-                     std::span<const double> y) {
+                     const Truncated& y) {
     const Thresholds& th = v.thresholds;
     const bool specials_ok = v.nan_mismatches == 0 && v.inf_sign_mismatches == 0;
     v.screen1_passed = v.mean_rel_err < th.tau && v.max_rel_err < th.max_rel;
@@ -320,13 +353,13 @@ void decide_relative(OutputVerdict& v, std::span<const double> candidate, const 
                                           "(got {:g}, expected {:g})",
                                           v.nan_mismatches, v.first_nan_mismatch_index,
                                           candidate[v.first_nan_mismatch_index],
-                                          y[v.first_nan_mismatch_index]));
+                                          y.at(v.first_nan_mismatch_index)));
     if (v.inf_sign_mismatches > 0)
         join_reason(v.reason, fmt::format("opposite-sign infinity at {} elements, first at index {} "
                                           "(got {:g}, expected {:g})",
                                           v.inf_sign_mismatches, v.first_inf_sign_mismatch_index,
                                           candidate[v.first_inf_sign_mismatch_index],
-                                          y[v.first_inf_sign_mismatch_index]));
+                                          y.at(v.first_inf_sign_mismatch_index)));
     // Special-value failures are final: the fallback weighs error counts, not NaN placement.
     if (!specials_ok) {
         v.passed = false;
@@ -432,20 +465,22 @@ OutputVerdict compare_output(std::span<const double> candidate, std::span<const 
     }
 
     // golden_truncated, and the statistics and special values (recorded in every mode), block
-    // by block on every thread; the blocks are merged in order, so the result does not depend
-    // on the thread count (the first maximum, the first index of each mismatch, one sum order).
-    // Uninitialized (a vector would zero it first, one more pass over the memory): every
-    // element is written by round_block below before anything reads it.
-    const std::unique_ptr<double[]> y_values(new double[golden_fp64.size()]);
-    const std::span<double> y(y_values.get(), golden_fp64.size());
+    // by block on every thread, each thread rounding its block into its own buffer; the blocks
+    // are merged in order, so the result does not depend on the thread count (the first
+    // maximum, the first index of each mismatch, one sum order).
+    const Truncated y(golden_fp64, dtype);
     const std::size_t blocks = (y.size() + kStatsBlock - 1) / kStatsBlock;
     std::vector<BlockStats> stats(blocks);
     const double finite_max = dtype_max(dtype);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-    for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t begin = b * kStatsBlock, end = std::min(y.size(), begin + kStatsBlock);
-        round_block(golden_fp64.data() + begin, end - begin, dtype, y.data() + begin);
-        stats[b] = block_stats(candidate, y, begin, end, finite_max);
+#pragma omp parallel if (blocks > 1)
+    {
+        std::vector<double> y_block(std::min(kStatsBlock, y.size()));
+#pragma omp for schedule(static)
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const std::size_t begin = b * kStatsBlock, end = std::min(y.size(), begin + kStatsBlock);
+            y.block(begin, end, y_block.data());
+            stats[b] = block_stats(candidate, y_block.data(), begin, end, finite_max);
+        }
     }
     double sum = 0;
     for (const BlockStats& b : stats) {
