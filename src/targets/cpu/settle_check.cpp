@@ -63,13 +63,14 @@ double settle_ns(double window_ns, bool thorough) {
 }
 
 OutputSample::OutputSample(const std::vector<ArgView>& outputs, std::mt19937_64& rng, bool every_byte) {
+    if (every_byte) key_ = DigestKey::draw(rng);
     for (const auto& arg : outputs)
         for (const auto& t : arg.tensors) {
             const std::size_t bytes = t.bytes();
             if (bytes == 0) continue;
             const auto* base = reinterpret_cast<const unsigned char*>(t.data);
             if (every_byte) {
-                copies_.push_back({base, std::vector<unsigned char>(base, base + bytes)});
+                digests_.push_back({base, bytes, keyed_digest(base, bytes, key_)});
                 continue;
             }
             std::uniform_int_distribution<std::size_t> pick(0, bytes - 1);
@@ -85,8 +86,8 @@ OutputSample::OutputSample(const std::vector<ArgView>& outputs, std::mt19937_64&
 bool OutputSample::unchanged() const {
     for (const auto& p : probes_)
         if (*static_cast<const volatile unsigned char*>(p.address) != p.value) return false;
-    for (const auto& c : copies_)
-        if (std::memcmp(c.address, c.bytes.data(), c.bytes.size()) != 0) return false;
+    for (const auto& d : digests_)
+        if (keyed_digest(d.address, d.bytes, key_) != d.value) return false;
     return true;
 }
 

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "core/keyed_digest.hpp"
 #include "targets/target.hpp"
 
 namespace hb::cpu {
@@ -55,7 +56,9 @@ double settle_ns(double window_ns, bool thorough);
 class OutputSample {
   public:
     // Draws fresh positions in every output tensor (up to 64 per tensor, first and last
-    // bytes included) and reads them; or, every_byte, copies the outputs whole.
+    // bytes included) and reads them; or, every_byte, takes a keyed digest of each output
+    // whole, with a key drawn here (core/keyed_digest.hpp: a copy of the outputs cost fresh
+    // memory the size of every output, twice a case).
     OutputSample(const std::vector<ArgView>& outputs, std::mt19937_64& rng, bool every_byte);
     // True when the bytes at the same positions still hold what they held at construction.
     bool unchanged() const;
@@ -65,12 +68,14 @@ class OutputSample {
         const unsigned char* address;
         unsigned char value;
     };
-    struct Copy {
+    struct Digest {
         const unsigned char* address;
-        std::vector<unsigned char> bytes;
+        std::size_t bytes;
+        std::uint64_t value;
     };
     std::vector<Probe> probes_;
-    std::vector<Copy> copies_;
+    DigestKey key_;
+    std::vector<Digest> digests_;
 };
 
 }  // namespace hb::cpu
