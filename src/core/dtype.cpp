@@ -124,17 +124,6 @@ float f64_to_f32_round_to_odd(double value) {
     return f;
 }
 
-template <typename I>
-I saturate_integer(double value) {
-    if (std::isnan(value)) return 0;
-    double r = std::nearbyint(value);
-    if (r <= static_cast<double>(std::numeric_limits<I>::lowest()))
-        return std::numeric_limits<I>::lowest();
-    if (r >= static_cast<double>(std::numeric_limits<I>::max()))
-        return std::numeric_limits<I>::max();
-    return static_cast<I>(r);
-}
-
 }  // namespace
 
 std::uint16_t f64_to_f16_bits(double value) {

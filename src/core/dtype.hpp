@@ -1,7 +1,9 @@
 // Element types, their names in case files, and exact conversions to and from fp64.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -46,6 +48,16 @@ double round_to_dtype(double value, DType t);
 
 // Store `value` (already in range) into element `index` of a buffer of type `t`, with
 // round-to-nearest-even for floating types.
+// The integer an fp64 value stores as in integer type I: rounded to nearest (ties to even),
+// saturated to I's range, NaN as 0.
+template <typename I>
+I saturate_integer(double value) {
+    if (std::isnan(value)) return 0;
+    const double r = std::nearbyint(value);
+    if (r <= static_cast<double>(std::numeric_limits<I>::lowest())) return std::numeric_limits<I>::lowest();
+    if (r >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+    return static_cast<I>(r);
+}
 void store_element(void* data, std::size_t index, DType t, double value);
 double load_element(const void* data, std::size_t index, DType t);
 

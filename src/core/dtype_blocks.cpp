@@ -62,6 +62,15 @@ bool has_f16c() {
 
 // Built for AVX-512, AVX2 and the x86-64 base (integer and exact conversions only: every
 // variant gives the same bits).
+namespace {
+// store_element's integer rule over a block, the type chosen once, not per element.
+template <typename I>
+void narrow_integers(const double* in, std::size_t count, void* out) {
+    auto* p = static_cast<I*>(out);
+    for (std::size_t i = 0; i < count; ++i) p[i] = saturate_integer<I>(in[i]);
+}
+}  // namespace
+
 __attribute__((target_clones("avx512f", "avx2", "default"))) void narrow_block(const double* in, std::size_t count,
                                                                                   DType t, void* out) {
     switch (t) {
@@ -99,6 +108,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void narrow_block(c
             }
             return;
         }
+        case DType::i8: narrow_integers<std::int8_t>(in, count, out); return;
+        case DType::u8: narrow_integers<std::uint8_t>(in, count, out); return;
+        case DType::i16: narrow_integers<std::int16_t>(in, count, out); return;
+        case DType::i32: narrow_integers<std::int32_t>(in, count, out); return;
+        case DType::i64: narrow_integers<std::int64_t>(in, count, out); return;
         default:
             for (std::size_t i = 0; i < count; ++i) store_element(out, i, t, in[i]);
             return;
