@@ -220,6 +220,10 @@ void run_candidate(RunContext& ctx, KernelSession& session, const PreparedCase& 
         if (second.status != CaseStatus::pass) j = std::move(second);
     }
     ctx.run.phases.correctness_s += seconds_since(judging);
+    // With the baseline cache in use, nothing reads the case's base inputs or references again
+    // (a baseline the cache lacks is measured after the operator's cases, from the case
+    // prepared again): the timed calls and their verification run without them.
+    if (!ctx.baseline_cache_dir.empty()) prepared.drop_references();
     c.status = j.status;
     c.message = j.message;
     c.gate = j.gate;

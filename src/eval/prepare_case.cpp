@@ -29,22 +29,44 @@ PreparedCase::PreparedCase(const Operator& op, Problem problem, std::uint64_t ev
     phases.inputs_s += seconds_since(t);
 
     t = std::chrono::steady_clock::now();
+    golden_source_ = load_golden();
+    phases.golden_s += seconds_since(t);
+}
+
+std::string PreparedCase::load_golden() const {
     const std::string key = cache_ ? GoldenCache::key(op_, problem_, input_seed_, "golden") : "";
     if (cache_)
         if (auto cached = cache_->load(key, problem_)) {
             golden_ = std::move(*cached);
-            golden_source_ = "cache";
+            return "cache";
         }
-    if (golden_source_.empty()) {
-        golden_ = compute(op_, problem_, input_values(), true);
-        golden_source_ = "computed";
-        if (cache_) cache_->store(key, golden_);
+    golden_ = compute(op_, problem_, input_values(), true);
+    if (cache_) cache_->store(key, *golden_);
+    return "computed";
+}
+
+const std::vector<Arg>& PreparedCase::inputs() const {
+    if (inputs_.empty() && !problem_.inputs.empty()) {
+        inputs_ = allocate_args(problem_.inputs, false);
+        fill_inputs(problem_, op_, input_seed_, inputs_);
     }
-    phases.golden_s += seconds_since(t);
+    return inputs_;
+}
+
+const ValueArgs<double>& PreparedCase::golden() const {
+    if (!golden_) load_golden();
+    return *golden_;
+}
+
+void PreparedCase::drop_references() const {
+    inputs_.clear();
+    golden_.reset();
+    input_values_.reset();
+    same_precision_.reset();
 }
 
 const ValueArgs<double>& PreparedCase::input_values() const {
-    if (!input_values_) input_values_ = values_from_args(inputs_);
+    if (!input_values_) input_values_ = values_from_args(inputs());
     return *input_values_;
 }
 
@@ -60,7 +82,7 @@ const ValueArgs<double>& PreparedCase::same_precision() const {
 
 OutputVerdictSummary PreparedCase::judge(const std::vector<Arg>& candidate) const {
     static const ValueArgs<double> no_inputs;  // the gate reads none: no fp64 copy of them is made
-    return judge_outputs(problem_, values_from_args(candidate), golden_,
+    return judge_outputs(problem_, values_from_args(candidate), golden(),
                          SamePrecisionReference([this]() -> const ValueArgs<double>& { return same_precision(); }),
                          gate_reads_inputs(problem_) ? input_values() : no_inputs);
 }
