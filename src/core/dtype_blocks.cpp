@@ -58,19 +58,17 @@ bool has_f16c() {
 }
 #endif
 
-}  // namespace
-
-// Built for AVX-512, AVX2 and the x86-64 base (integer and exact conversions only: every
-// variant gives the same bits).
-namespace {
 // store_element's integer rule over a block, the type chosen once, not per element.
 template <typename I>
 void narrow_integers(const double* in, std::size_t count, void* out) {
     auto* p = static_cast<I*>(out);
     for (std::size_t i = 0; i < count; ++i) p[i] = saturate_integer<I>(in[i]);
 }
+
 }  // namespace
 
+// Built for AVX-512, AVX2 and the x86-64 base (integer and exact conversions only: every
+// variant gives the same bits).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void narrow_block(const double* in, std::size_t count,
                                                                                   DType t, void* out) {
     switch (t) {
@@ -113,7 +111,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void narrow_block(c
         case DType::i16: narrow_integers<std::int16_t>(in, count, out); return;
         case DType::i32: narrow_integers<std::int32_t>(in, count, out); return;
         case DType::i64: narrow_integers<std::int64_t>(in, count, out); return;
-        default:
+        case DType::boolean:
             for (std::size_t i = 0; i < count; ++i) store_element(out, i, t, in[i]);
             return;
     }
