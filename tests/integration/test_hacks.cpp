@@ -233,6 +233,13 @@ TEST(Hacks, FinishingOutputsWhileTheHarnessWaitsForAQuietWorkerGainsNothing) {
     }
 }
 
+TEST(Hacks, WritingOneElementAfterDoneIsCaughtByTheCorrectnessCallsDigest) {
+    // One element written 300 us after "done" by a sleeping helper: too little CPU for the
+    // idle allowance, but the correctness calls compare a keyed digest of every output byte.
+    expect_status_without_credit(run_hack("writes_one_element_late", small_case + quick_timing), "ASYNC_WORK",
+                                 "outputs changed after the call returned");
+}
+
 TEST(Hacks, SkippingTheCallsAfterTheFirstVerifiedOneIsCaught) {
     // Five timed calls, three verified at random after each returns: at least two of the
     // kept ones are among the four the kernel skipped.

@@ -5,7 +5,7 @@
 // it is runnable, so that wait does not charge the helper; the output sample drawn when the
 // harness saw "done", before the wait, sees the slice change (ASYNC_WORK). When the harness
 // wakes only after the helper (on the helper's CPU), the window holds the helper's work.
-// The correctness calls (whose every output byte the harness copies) and the warmups are
+// The correctness calls (every output byte of which the harness checks) and the warmups are
 // computed whole, so only the timed calls' sample, 64 bytes an output, can catch it.
 // (Writes that end within the harness's own wake-up latency are the one doorbell round trip
 // docs/security.md lists as not covered.)
