@@ -163,13 +163,23 @@ class ArgMaxOp final : public Operator {
         const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.spec.shape.size()), name());
         const AxisView v = axis_view(x.spec.shape, axis);
         if (v.size < 2) return;
-        const auto load = [&](std::int64_t at) { return x.get(static_cast<std::size_t>(at)); };
-        for (std::int64_t line = 0; line < v.lines(); line += 3) {
+        // The maxima first, then the draws and copies in line order: lines are disjoint, so
+        // this is the line-by-line rule's result, bit for bit (scan_every_third_line says why).
+        struct Maximum {
+            double value;
+            std::int64_t k;
+        };
+        const std::vector<Maximum> best = scan_every_third_line<Maximum>(
+            x.data(), x.spec.dtype, v, [](double value) { return Maximum{value, 0}; },
+            [](Maximum& m, double value, std::int64_t k) {
+                if (replaces(value, m.value)) m = Maximum{value, k};
+            });
+        for (std::size_t j = 0; j < best.size(); ++j) {
+            const std::int64_t line = 3 * static_cast<std::int64_t>(j);
             const std::int64_t o = line / v.inner, i = line % v.inner;
-            const std::int64_t best = arg_max_of_line(v, o, i, load);
             const std::int64_t other = rng.uniform_int(0, v.size - 2);
-            const std::int64_t target = other >= best ? other + 1 : other;
-            copy_element(x.data(), x.spec.dtype, v.at(o, best, i), v.at(o, target, i));
+            const std::int64_t target = other >= best[j].k ? other + 1 : other;
+            copy_element(x.data(), x.spec.dtype, v.at(o, best[j].k, i), v.at(o, target, i));
         }
     }
 };

@@ -131,21 +131,28 @@ class CumminOp final : public Operator {
         const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.spec.shape.size()), name());
         const AxisView v = axis_view(x.spec.shape, axis);
         if (v.size < 2) return;
-        const auto load = [&](std::int64_t at) { return x.get(static_cast<std::size_t>(at)); };
-        for (std::int64_t line = 0; line < v.lines(); line += 3) {
+        // The first position of every third line's final minimum (a NaN line is left as it
+        // is), then the draws and copies in line order: lines are disjoint, so this is the
+        // line-by-line rule's result, bit for bit (scan_every_third_line says why).
+        struct Minimum {
+            double value;
+            std::int64_t first;
+            bool nan;
+        };
+        const std::vector<Minimum> minima = scan_every_third_line<Minimum>(
+            x.data(), x.spec.dtype, v, [](double value) { return Minimum{value, 0, std::isnan(value)}; },
+            [](Minimum& m, double value, std::int64_t k) {
+                if (m.nan) return;
+                m.nan = std::isnan(value);
+                if (value < m.value) m.value = value, m.first = k;
+            });
+        for (std::size_t j = 0; j < minima.size(); ++j) {
+            const Minimum& m = minima[j];
+            if (m.nan || m.first == v.size - 1) continue;
+            const std::int64_t line = 3 * static_cast<std::int64_t>(j);
             const std::int64_t o = line / v.inner, i = line % v.inner;
-            // The first position of the line's final minimum (a NaN line is left as it is).
-            std::int64_t first_min = 0;
-            double minimum = load(v.at(o, 0, i));
-            bool has_nan = std::isnan(minimum);
-            for (std::int64_t k = 1; k < v.size && !has_nan; ++k) {
-                const double value = load(v.at(o, k, i));
-                has_nan = std::isnan(value);
-                if (value < minimum) minimum = value, first_min = k;
-            }
-            if (has_nan || first_min == v.size - 1) continue;
-            const std::int64_t target = rng.uniform_int(first_min + 1, v.size - 1);
-            copy_element(x.data(), x.spec.dtype, v.at(o, first_min, i), v.at(o, target, i));
+            const std::int64_t target = rng.uniform_int(m.first + 1, v.size - 1);
+            copy_element(x.data(), x.spec.dtype, v.at(o, m.first, i), v.at(o, target, i));
         }
     }
 };

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "ops/axis_view.hpp"
 #include "ops/formula_count.hpp"
+#include "ops/index_inputs.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -188,11 +189,7 @@ class GatherOp final : public Operator {
         Tensor& index = inputs.at(1).tensors.at(0);
         const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, x.spec.shape.size()), name());
         const std::int64_t size = x.spec.shape.empty() ? 1 : x.spec.shape[static_cast<std::size_t>(axis)];
-        for (std::int64_t j = 0; j < index.numel(); ++j) {
-            const double k = index.get(static_cast<std::size_t>(j));
-            if (!(k >= 0 && k < static_cast<double>(size)))
-                index.set(static_cast<std::size_t>(j), static_cast<double>(rng.uniform_int(0, size - 1)));
-        }
+        redraw_out_of_range_indices(index, size, rng);
     }
 };
 

@@ -24,6 +24,7 @@
 #include "core/error.hpp"
 #include "ops/axis_view.hpp"
 #include "ops/formula_count.hpp"
+#include "ops/index_inputs.hpp"
 #include "ops/register.hpp"
 
 namespace hb {
@@ -267,11 +268,7 @@ class ScatterOp final : public Operator {
         const int axis = normalize_dim(p.attr_int("dim"), std::max<std::size_t>(1, data.spec.shape.size()), name());
         const std::int64_t size = data.spec.shape.empty() ? 1 : data.spec.shape[static_cast<std::size_t>(axis)];
         if (reduce_of(p) != Reduce::update) {
-            for (std::int64_t j = 0; j < indices.numel(); ++j) {
-                const double k = indices.get(static_cast<std::size_t>(j));
-                if (!(k >= 0 && k < static_cast<double>(size)))
-                    indices.set(static_cast<std::size_t>(j), static_cast<double>(rng.uniform_int(0, size - 1)));
-            }
+            redraw_out_of_range_indices(indices, size, rng);
             return;
         }
         std::int64_t outer = 1, inner = 1;
