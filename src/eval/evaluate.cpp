@@ -15,6 +15,7 @@
 #include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "eval/baseline_timing.hpp"
+#include "eval/build_submission.hpp"
 #include "eval/golden_cache.hpp"
 #include "eval/judge_candidate.hpp"
 #include "eval/prepare_case.hpp"
@@ -151,6 +152,7 @@ struct RunContext {
     std::string work_dir, baseline_dir;
     std::optional<GoldenCache> goldens;
     std::string baseline_cache_dir;  // empty: no baseline cache
+    SubmissionBuild builds;          // the submission's operators, built before the first case
     TimedInputSeeds seeds;
     std::mt19937_64 choice_rng{std::random_device{}()};  // which timed calls are verified: undisclosed
     Progress progress;
@@ -173,17 +175,27 @@ struct RunContext {
     }
 };
 
-// Builds the candidate; sets the operator's state when it cannot run.
+std::string candidate_source(const RunContext& ctx, const std::string& op) {
+    return (fs::path(ctx.options.submission_dir) / (op + ".cpp")).string();
+}
+
+// The candidate's build (from the submission's build stage, or now when its source appeared
+// after it); sets the operator's state when it cannot run.
 bool build_candidate(RunContext& ctx, OperatorResult& opr) {
-    const std::string source = (fs::path(ctx.options.submission_dir) / (opr.op + ".cpp")).string();
+    const std::string source = candidate_source(ctx, opr.op);
     if (!fs::exists(source)) {
         opr.state = "missing";
         opr.message = "the submission has no " + opr.op + ".cpp";
         return false;
     }
-    const auto start = Clock::now();
-    const BuildResult build = ctx.target->build(opr.op, source, ctx.work_dir + "/build", ctx.options.build_timeout_s);
-    ctx.run.phases.build_s += seconds_since(start);
+    BuildResult build;
+    if (const auto prebuilt = ctx.builds.results.find(opr.op); prebuilt != ctx.builds.results.end()) {
+        build = prebuilt->second;
+    } else {
+        const auto start = Clock::now();
+        build = ctx.target->build(opr.op, source, ctx.work_dir + "/build", ctx.options.build_timeout_s);
+        ctx.run.phases.build_s += seconds_since(start);
+    }
     ctx.run.phases.sandbox_s += build.check_seconds;
     opr.build = BuildInfo{build.command, build.log, build.seconds, build.ok};
     if (!build.ok) {
@@ -496,6 +508,13 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
         : options.work_dir;
     fs::create_directories(ctx.work_dir);
     ctx.baseline_dir = options.baseline_dir.empty() ? self_dir() + "/baselines" : options.baseline_dir;
+
+    std::vector<std::pair<std::string, std::string>> sources;
+    for (const auto& selected : selection.operators)
+        if (selected.op && fs::exists(candidate_source(ctx, selected.entry->op)))
+            sources.emplace_back(selected.entry->op, candidate_source(ctx, selected.entry->op));
+    ctx.builds = build_submission(*ctx.target, sources, ctx.work_dir + "/build", options.build_timeout_s, run.threads);
+    run.phases.build_s += ctx.builds.seconds;
 
     for (const auto& selected : selection.operators) {
         OperatorResult opr = evaluate_operator(ctx, selected);
