@@ -96,13 +96,13 @@ MappingCache& mapping_cache() {
 }
 }  // namespace
 
-Buffer::Buffer(std::size_t bytes, bool guard_page) : bytes_(bytes) {
+Buffer::Buffer(std::size_t bytes, bool guard_page, Contents contents) : bytes_(bytes) {
     const std::size_t page = page_size();
     const std::size_t body = round_up(bytes == 0 ? 1 : bytes, page);
     mapped_bytes_ = body + (guard_page ? page : 0);
     guard_ = guard_page;
     if ((mapping_ = mapping_cache().take(mapped_bytes_, guard_page))) {
-        std::memset(mapping_, 0, body);  // its guard page, if any, is still PROT_NONE
+        if (contents == Contents::zeroed) std::memset(mapping_, 0, body);  // its guard page, if any, is still PROT_NONE
     } else {
         mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (mapping_ != MAP_FAILED) advise_huge_pages(mapping_, body);

@@ -1,6 +1,7 @@
 // Page-aligned, zeroed memory from mmap, optionally followed by an inaccessible guard page;
 // or a borrowed view of memory someone else owns (shared memory with a worker), which the
-// buffer never unmaps. Large mappings are reused once released (zeroed again), not unmapped.
+// buffer never unmaps. Large mappings are reused once released (zeroed again, unless the
+// caller writes every byte first), not unmapped.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +11,11 @@ namespace hb {
 class Buffer {
   public:
     Buffer() = default;
-    explicit Buffer(std::size_t bytes, bool guard_page = false);
+    // Contents::overwritten: the caller writes every byte before it reads one, so a reused
+    // mapping is not zeroed first (it keeps what an earlier buffer of this process held; a
+    // fresh mapping is zero anyway). Only for the harness's own memory, never shared.
+    enum class Contents { zeroed, overwritten };
+    explicit Buffer(std::size_t bytes, bool guard_page = false, Contents contents = Contents::zeroed);
     static Buffer borrow(void* data, std::size_t bytes);
     ~Buffer();
     Buffer(Buffer&& other) noexcept;

@@ -58,7 +58,7 @@ std::vector<Arg> copy_args(const std::vector<ArgView>& views, const std::vector<
         a.variable_length = v.variable_length;
         if (v.variable_length && args.size() < written_lengths.size()) a.written_length = written_lengths[args.size()];
         for (const auto& t : v.tensors) {
-            Tensor& tensor = a.tensors.emplace_back(t.spec);
+            Tensor& tensor = a.tensors.emplace_back(t.spec, false, Buffer::Contents::overwritten);
             if (t.bytes()) std::memcpy(tensor.data(), t.data, t.bytes());
         }
         args.push_back(std::move(a));

@@ -22,8 +22,8 @@ struct Tensor {
     Buffer buffer;
 
     Tensor() = default;
-    explicit Tensor(TensorSpec s, bool guard_page = false)
-        : spec(std::move(s)), buffer(spec.bytes(), guard_page) {}
+    explicit Tensor(TensorSpec s, bool guard_page = false, Buffer::Contents contents = Buffer::Contents::zeroed)
+        : spec(std::move(s)), buffer(spec.bytes(), guard_page, contents) {}
     void* data() const { return buffer.data(); }
     std::int64_t numel() const { return spec.numel(); }
     std::size_t bytes() const { return spec.bytes(); }

@@ -28,7 +28,7 @@ TimedCallVerdict verify_timed_calls(const Operator& op, const Problem& problem, 
                                     int threads) {
     std::vector<OutputVerdictSummary> verdicts(kept.size());
     auto check = [&](std::size_t i) {
-        std::vector<Arg> inputs = allocate_args(problem.inputs, false);
+        std::vector<Arg> inputs = allocate_args(problem.inputs, false, Buffer::Contents::overwritten);
         fill_timed_inputs(problem, op, kept[i].seed, inputs);
         verdicts[i] = judge_against_inputs(op, problem, inputs, kept[i].outputs);
     };

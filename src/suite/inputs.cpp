@@ -173,7 +173,7 @@ void fill_tensor(Tensor& t, const std::optional<ValueRange>& range, std::uint64_
     }
 }
 
-std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pages) {
+std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pages, Buffer::Contents contents) {
     std::vector<Arg> args;
     for (const auto& spec : specs) {
         Arg a;
@@ -181,7 +181,7 @@ std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pag
         a.is_list = spec.is_list;
         a.present = spec.present;
         a.variable_length = spec.variable_length;
-        for (const auto& t : spec.tensors) a.tensors.emplace_back(t, guard_pages);
+        for (const auto& t : spec.tensors) a.tensors.emplace_back(t, guard_pages, contents);
         args.push_back(std::move(a));
     }
     return args;
@@ -208,7 +208,7 @@ void fill_inputs(const Problem& problem, const Operator& op, std::uint64_t seed,
 
 std::vector<Arg> generate_inputs(const Problem& problem, const Operator& op, std::uint64_t eval_seed,
                                  bool guard_pages) {
-    std::vector<Arg> args = allocate_args(problem.inputs, guard_pages);
+    std::vector<Arg> args = allocate_args(problem.inputs, guard_pages, Buffer::Contents::overwritten);
     fill_inputs(problem, op, base_input_seed(problem, eval_seed), args);
     return args;
 }

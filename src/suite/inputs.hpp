@@ -49,7 +49,9 @@ void fill_inputs(const Problem& problem, const Operator& op, std::uint64_t seed,
 std::vector<Arg> generate_inputs(const Problem& problem, const Operator& op, std::uint64_t eval_seed,
                                  bool guard_pages = false);
 
-// Allocates tensors shaped like `specs` (optionally with guard pages).
-std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pages);
+// Allocates tensors shaped like `specs` (optionally with guard pages), zeroed unless the
+// caller fills every element next (Buffer::Contents::overwritten: fill_inputs does).
+std::vector<Arg> allocate_args(const std::vector<ArgSpec>& specs, bool guard_pages,
+                               Buffer::Contents contents = Buffer::Contents::zeroed);
 
 }  // namespace hb

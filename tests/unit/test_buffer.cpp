@@ -1,5 +1,6 @@
-// core/buffer: page-aligned, zeroed memory, also when a released mapping is reused; guard pages
-// and read-only protection survive reuse correctly; large buffers ask for huge pages.
+// core/buffer: page-aligned, zeroed memory, also when a released mapping is reused (unless its
+// caller overwrites it whole); guard pages and read-only protection survive reuse correctly;
+// large buffers ask for huge pages.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,29 @@ TEST(Buffer, AReusedMappingIsZeroedAgain) {
     Buffer again(bytes);
     EXPECT_EQ(again.data(), first) << "a released large mapping of the same size is reused";
     const auto* p = static_cast<const unsigned char*>(again.data());
+    std::size_t nonzero = 0;
+    for (std::size_t i = 0; i < bytes; ++i) nonzero += p[i] != 0;
+    EXPECT_EQ(nonzero, 0u);
+}
+
+// A buffer its caller overwrites whole is not zeroed on reuse (the saving it exists for), and
+// is writable and page-aligned like any other; the zeroed kind still is zeroed after it.
+TEST(Buffer, AnOverwrittenBufferSkipsTheZeroingOfAReusedMapping) {
+    const std::size_t bytes = 5u << 20;
+    const void* first = nullptr;
+    {
+        Buffer b(bytes);
+        first = b.data();
+        std::memset(b.data(), 0xcd, bytes);
+    }
+    {
+        Buffer again(bytes, false, Buffer::Contents::overwritten);
+        ASSERT_EQ(again.data(), first);
+        EXPECT_EQ(static_cast<const unsigned char*>(again.data())[bytes / 2], 0xcd) << "not zeroed again";
+        std::memset(again.data(), 0x11, bytes);
+    }
+    Buffer zeroed(bytes);
+    const auto* p = static_cast<const unsigned char*>(zeroed.data());
     std::size_t nonzero = 0;
     for (std::size_t i = 0; i < bytes; ++i) nonzero += p[i] != 0;
     EXPECT_EQ(nonzero, 0u);
