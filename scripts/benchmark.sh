@@ -9,6 +9,12 @@
 #                                        # median |delta s_i| (target <= 0.01) and p90 (target <= 0.04)
 #   scripts/benchmark.sh all
 #
+# Each figure is followed by the machine's state just before and after it: the median bandwidth
+# of a two-thread streaming loop (scripts/stream_probe.cpp, 1 s). A shared machine moves between
+# states (on a 2-vCPU AMD EPYC guest 50 to 54 GB/s, then 20 GB/s for minutes), and its
+# memory-bound kernels with it (not the whole suite's time one for one: there a warm run took
+# 219.6 s at 52 GB/s and 197.3 s at 20 GB/s), so a figure says in which state it was taken.
+#
 # Every run uses one calibrated CPU model (calibrated once into $BENCH_DIR, so that no run pays
 # for calibration and all share the baseline cache's key) and its own cache directory
 # ($BENCH_DIR/cache; suite-cold starts from an empty one). Needs python3 for the statistics.
@@ -26,6 +32,13 @@ if [[ ! -f $MODEL ]]; then
   "$HAPBENCH" calibrate --out "$MODEL" >&2
 fi
 export XDG_CACHE_HOME="$BENCH_DIR/cache"
+PROBE="$BENCH_DIR/stream_probe"
+if [[ ! -x $PROBE || scripts/stream_probe.cpp -nt $PROBE ]]; then
+  "${CXX:-g++}" -O2 -fopenmp scripts/stream_probe.cpp -o "$PROBE"
+fi
+STATE_BEFORE=""
+probe_before() { STATE_BEFORE=$("$PROBE" 1); }
+probe_after() { echo "  machine state: two-thread stream ${STATE_BEFORE} GB/s before, $("$PROBE" 1) GB/s after"; }
 
 # Runs `hapbench eval ARGS...`, writes the JSON to $1, prints the wall time in seconds.
 timed_eval() {
@@ -53,27 +66,37 @@ EOF
 one_op() {
   # Warm: a first run fills the caches, the second is the figure.
   timed_eval "$BENCH_DIR/one-op-warmup.json" --submission examples/cpu/tuned --op sigmoid >/dev/null
+  probe_before
   local s; s=$(timed_eval "$BENCH_DIR/one-op.json" --submission examples/cpu/tuned --op sigmoid)
   echo "one operator (tuned sigmoid, 20 cases, caches warm, compile included): $s s (target < 5 s)"
   phases "$BENCH_DIR/one-op.json"
+  probe_after
 }
 
 suite_cold() {
   rm -rf "$XDG_CACHE_HOME"
+  probe_before
   local s; s=$(timed_eval "$BENCH_DIR/suite-cold.json" --submission examples/cpu/reference $LEVELS_1_2)
   echo "levels 1-2, reference kernels, caches cold: $s s (target < 300 s)"
   phases "$BENCH_DIR/suite-cold.json"
+  probe_after
 }
 
 suite_warm() {
+  probe_before
   local s; s=$(timed_eval "$BENCH_DIR/suite-warm.json" --submission examples/cpu/reference $LEVELS_1_2)
   echo "levels 1-2, reference kernels, caches warm: $s s (target < 180 s)"
   phases "$BENCH_DIR/suite-warm.json"
+  probe_after
 }
 
 repeatability() {
+  local before between after
+  before=$("$PROBE" 1)
   timed_eval "$BENCH_DIR/repeat-a.json" --submission examples/cpu/tuned $LEVELS_1_2 >/dev/null
+  between=$("$PROBE" 1)
   timed_eval "$BENCH_DIR/repeat-b.json" --submission examples/cpu/tuned $LEVELS_1_2 >/dev/null
+  after=$("$PROBE" 1)
   python3 - "$BENCH_DIR/repeat-a.json" "$BENCH_DIR/repeat-b.json" <<'EOF'
 import json, sys
 def scores(path):
@@ -96,6 +119,7 @@ for path in sys.argv[1:]:
         print(f"  note: {path} measured {r['caches']['baselines_measured']} baselines (their cache was cold); "
               "run suite-cold or suite-warm first for a like-for-like pair")
 EOF
+  echo "  machine state: two-thread stream $before GB/s before run a, $between between the runs, $after after run b"
 }
 
 case ${1:-all} in
