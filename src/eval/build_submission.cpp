@@ -24,8 +24,7 @@ SubmissionBuild build_submission(const Target& target, const std::vector<std::pa
             }
         }
     };
-    const auto threads = static_cast<std::size_t>(std::clamp<std::size_t>(static_cast<std::size_t>(std::max(1, jobs)), 1,
-                                                                           std::max<std::size_t>(1, sources.size())));
+    const std::size_t threads = std::min(static_cast<std::size_t>(std::max(1, jobs)), sources.size());
     std::vector<std::thread> pool;
     for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();

@@ -179,23 +179,16 @@ std::string candidate_source(const RunContext& ctx, const std::string& op) {
     return (fs::path(ctx.options.submission_dir) / (op + ".cpp")).string();
 }
 
-// The candidate's build (from the submission's build stage, or now when its source appeared
-// after it); sets the operator's state when it cannot run.
+// The candidate's build, from the submission's build stage (which built every operator whose
+// source exists); sets the operator's state when it cannot run.
 bool build_candidate(RunContext& ctx, OperatorResult& opr) {
-    const std::string source = candidate_source(ctx, opr.op);
-    if (!fs::exists(source)) {
+    const auto prebuilt = ctx.builds.results.find(opr.op);
+    if (prebuilt == ctx.builds.results.end()) {
         opr.state = "missing";
         opr.message = "the submission has no " + opr.op + ".cpp";
         return false;
     }
-    BuildResult build;
-    if (const auto prebuilt = ctx.builds.results.find(opr.op); prebuilt != ctx.builds.results.end()) {
-        build = prebuilt->second;
-    } else {
-        const auto start = Clock::now();
-        build = ctx.target->build(opr.op, source, ctx.work_dir + "/build", ctx.options.build_timeout_s);
-        ctx.run.phases.build_s += seconds_since(start);
-    }
+    const BuildResult& build = prebuilt->second;
     ctx.run.phases.sandbox_s += build.check_seconds;
     opr.build = BuildInfo{build.command, build.log, build.seconds, build.ok};
     if (!build.ok) {
@@ -511,8 +504,8 @@ RunResult evaluate(const EvalOptions& options, const std::function<void(const Pr
 
     std::vector<std::pair<std::string, std::string>> sources;
     for (const auto& selected : selection.operators)
-        if (selected.op && fs::exists(candidate_source(ctx, selected.entry->op)))
-            sources.emplace_back(selected.entry->op, candidate_source(ctx, selected.entry->op));
+        if (std::string source = candidate_source(ctx, selected.entry->op); selected.op && fs::exists(source))
+            sources.emplace_back(selected.entry->op, std::move(source));
     ctx.builds = build_submission(*ctx.target, sources, ctx.work_dir + "/build", options.build_timeout_s, run.threads);
     run.phases.build_s += ctx.builds.seconds;
 

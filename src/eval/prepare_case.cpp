@@ -24,8 +24,7 @@ PreparedCase::PreparedCase(const Operator& op, Problem problem, std::uint64_t ev
                            PhaseTimes& phases)
     : op_(op), problem_(std::move(problem)), input_seed_(base_input_seed(problem_, eval_seed)), cache_(cache) {
     auto t = std::chrono::steady_clock::now();
-    inputs_ = allocate_args(problem_.inputs, false, Buffer::Contents::overwritten);
-    fill_inputs(problem_, op_, input_seed_, inputs_);
+    inputs();
     phases.inputs_s += seconds_since(t);
 
     t = std::chrono::steady_clock::now();
