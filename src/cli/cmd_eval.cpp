@@ -44,7 +44,7 @@ void print_progress(const Progress& p) {
 }  // namespace
 
 void add_timing_options(CLI::App* cmd, TimingPlan& plan) {
-    cmd->add_option("--warmup", plan.warmup, "Cold warmup calls per case on fresh inputs, after the two correctness calls (at least one per input slot)")
+    cmd->add_option("--warmup", plan.warmup, "Cold warmup calls per case on fresh inputs, after the two correctness calls (at least one on each input slot they did not use)")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
     cmd->add_option("--min-calls", plan.stopping.min_calls, "Fewest timed calls per case")
         ->capture_default_str()->check(CLI::PositiveNumber);

@@ -63,9 +63,10 @@ void BaselineTimings::close() { session_.reset(); }
 // when it first binds it, outside the timed window (a hypervisor that shadows page tables
 // charged that first access to the first timed call on each slot); 5 since warmup calls run
 // on every timed slot and a case has at most three slots; 6 since a case has two slots and
-// timed calls alternate between them, the base inputs' slot included (measure/timing_plan.hpp).
+// timed calls alternate between them, the base inputs' slot included; 7 since that slot takes
+// no warmup call, the correctness call having warmed it (measure/timing_plan.hpp).
 std::string BaselineTimings::key(const PreparedCase& prepared) const {
-    return sha256_hex(fmt::format("hapbench baseline timing 6\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
+    return sha256_hex(fmt::format("hapbench baseline timing 7\nhardware={}\nthreads={}\nlibrary={}\nplan={}\nseed={}\n{}",
                                   hardware_fingerprint_, options_.threads, library_hash_, plan_.describe(),
                                   prepared.input_seed(), prepared.problem().canonical()));
 }

@@ -69,12 +69,13 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
 
     // Every slot takes timed calls in turn (the base inputs' slot too: the correctness calls
     // are done with it), so consecutive calls read different addresses. Warmup on those
-    // slots, each call with fresh inputs, at least once on every slot: a slot's first call
-    // can pay for what a later one does not (on a hypervisor that shadows page tables, 2 to
-    // 3 times the call's time), and no timed call may be first.
-    const int warmups = std::max(plan.warmup, slots);
+    // slots, each call with fresh inputs, at least once on every slot the correctness calls
+    // did not use (slot 0 had them): a slot's first call can pay for what a later one does
+    // not (on a hypervisor that shadows page tables, 2 to 3 times the call's time), and no
+    // timed call may be first. Warmups start on slot 1; timed calls go on in turn after them.
+    const int warmups = plan.warmup_calls(slots);
     for (int w = 0; w < warmups; ++w) {
-        const int slot = w % slots;
+        const int slot = (w + 1) % slots;
         const auto t = Clock::now();
         std::vector<Arg> warm_inputs = borrow_args(buffers.input_slots[static_cast<std::size_t>(slot)]);
         fill_timed_inputs(problem, op, seeds.seed(problem, -1 - w), warm_inputs);
@@ -99,7 +100,7 @@ ColdMeasurement measure_cold(KernelSession& session, const Problem& problem, con
     const RelativeSpreadRule rule(plan.stopping);
     const int verified = std::max(0, plan.verified_calls);
     for (int k = 1;; ++k) {
-        const int slot = (warmups + k - 1) % slots;
+        const int slot = (warmups + k) % slots;
         const std::uint64_t seed = seeds.seed(problem, k);
         auto t = Clock::now();
         std::vector<Arg> inputs = borrow_args(buffers.input_slots[static_cast<std::size_t>(slot)]);

@@ -1,7 +1,7 @@
 // Cold timing of one loaded case (methodology section 4), the one place where timed calls
 // are made: the doorbell's own round trip measured by null calls, warmup calls (on fresh
-// inputs, at least one on every slot a timed call reads), then timed calls until the stopping
-// rule is satisfied. Before every call the
+// inputs, at least one on every slot a timed call reads but slot 0, where the caller made its
+// correctness calls), then timed calls until the stopping rule is satisfied. Before every call the
 // harness, through its own mapping of the worker's buffers, writes the call's inputs (fresh
 // ones for timed calls, fresh_inputs.hpp), poisons the outputs and the workspace, and evicts
 // all of them from every cache level (cache_flush.hpp). A few timed calls, chosen at random

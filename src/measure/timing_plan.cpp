@@ -6,12 +6,14 @@
 
 namespace hb {
 
-int TimingPlan::warmup_calls() const { return std::max(warmup, input_slots); }
+int TimingPlan::warmup_calls(int slots) const { return std::max(warmup, slots - 1); }
 
 std::string TimingPlan::describe() const {
-    return fmt::format("{} warmup calls (--warmup {}, at least one on each of the {} input slots), {}, {} verified "
-                       "timed calls, fresh inputs per timed call",
-                       warmup_calls(), warmup, input_slots, stopping.describe(), verified_calls);
+    return fmt::format("{} warmup call{} (--warmup {}, at least one on each of the {} input slots but the base "
+                       "inputs', which the correctness calls warmed), {}, {} verified timed calls, fresh inputs per "
+                       "timed call",
+                       warmup_calls(), warmup_calls() == 1 ? "" : "s", warmup, input_slots, stopping.describe(),
+                       verified_calls);
 }
 
 }  // namespace hb

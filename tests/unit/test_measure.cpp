@@ -1,12 +1,14 @@
 // src/measure/: the stopping rule and its error estimate, the clamp of a call's time into the
 // harness's window, the secret timed-input seeds and the inputs they draw, the slot count of a
-// plan. (cold_measure's loop runs against a real worker in tests/integration.)
+// plan, and the order of cold_measure's calls over the input slots (against a session that
+// records them; the loop runs against a real worker in tests/integration).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -107,17 +109,20 @@ TEST(SampleStats, MedianSpreadAndMoments) {
     EXPECT_GT(s.relative_iqr, 0);
 }
 
-TEST(TimingPlan, WarmsEverySlotAtLeastOnceAndSaysHowManyCalls) {
+TEST(TimingPlan, WarmsEverySlotButTheBaseInputsOnceAndSaysHowManyCalls) {
     TimingPlan plan;
     EXPECT_EQ(TimingPlan::input_slots, 2);
     plan.warmup = 0;
-    EXPECT_EQ(plan.warmup_calls(), 2);
+    EXPECT_EQ(plan.warmup_calls(), 1);
+    EXPECT_EQ(plan.warmup_calls(4), 3);
     plan.warmup = 1;
-    EXPECT_EQ(plan.warmup_calls(), 2);
+    EXPECT_EQ(plan.warmup_calls(), 1);
     plan.warmup = 5;
     EXPECT_EQ(plan.warmup_calls(), 5);
     plan.warmup = 1;
-    EXPECT_NE(plan.describe().find("2 warmup calls (--warmup 1, at least one on each of the 2 input slots)"), std::string::npos)
+    EXPECT_NE(plan.describe().find("1 warmup call (--warmup 1, at least one on each of the 2 input slots but the base "
+                                   "inputs', which the correctness calls warmed)"),
+              std::string::npos)
         << plan.describe();
 }
 
@@ -230,6 +235,81 @@ TEST(CopyArgsInto, ReusesTheKeptCallsMemoryWhenTheLayoutMatches) {
     copy_args_into({small}, {}, kept);
     ASSERT_EQ(kept[0].tensors[0].numel(), 10);
     EXPECT_EQ(kept[0].tensors[0].get(9), 3.5);
+}
+
+// A session that runs nothing: it records which slot each call names, and every call takes
+// 1 ms on the harness's clock. Its buffers are sigmoid case 13's, two input slots.
+class RecordingSession final : public KernelSession {
+  public:
+    explicit RecordingSession(const SigmoidCase& c) {
+        for (int s = 0; s < TimingPlan::input_slots; ++s) {
+            slot_memory_.push_back(allocate_args(c.problem.inputs, false));
+            buffers_.input_slots.push_back(views_of(slot_memory_.back()));
+        }
+        output_memory_ = allocate_args(c.problem.outputs, false);
+        buffers_.outputs = views_of(output_memory_);
+    }
+    CallResult load_case(const Problem&, int, Clock::time_point) override { return {}; }
+    const CaseBuffers& buffers() const override { return buffers_; }
+    CallResult call(int slot, Clock::time_point, CallCheck) override {
+        slots.push_back(slot);
+        CallResult r;
+        r.window_ns = 1e6;
+        r.worker_call_ns = 1e6;
+        return r;
+    }
+    CallResult finish_calls(Clock::time_point) override { return {}; }
+    std::vector<double> null_calls(int count, Clock::time_point) override { return std::vector<double>(count, 1e3); }
+    void close() override {}
+    SessionFacts facts() const override { return {}; }
+
+    std::vector<int> slots;  // every call's slot, in order
+
+  private:
+    static std::vector<ArgView> views_of(std::vector<Arg>& args) {
+        std::vector<ArgView> views;
+        for (auto& a : args) {
+            ArgView v;
+            v.name = a.name;
+            v.present = a.present;
+            for (auto& t : a.tensors) v.tensors.push_back(TensorView{t.spec, static_cast<char*>(t.data())});
+            views.push_back(std::move(v));
+        }
+        return views;
+    }
+    std::vector<std::vector<Arg>> slot_memory_;
+    std::vector<Arg> output_memory_;
+    CaseBuffers buffers_;
+};
+
+// The caller's correctness calls were on slot 0: warmups go to the other slot(s) first, no
+// timed call is a slot's first, and timed calls alternate so that consecutive ones read
+// different slots.
+TEST(MeasureCold, WarmsTheSlotsTheCorrectnessCallsDidNotUseThenAlternates) {
+    const SigmoidCase c = sigmoid_case(13);
+    for (int warmup : {0, 1, 3}) {
+        RecordingSession session(c);
+        TimingPlan plan;
+        plan.warmup = warmup;
+        plan.stopping.min_calls = 6;
+        plan.stopping.max_calls = 6;
+        std::mt19937_64 rng(1);
+        const ColdMeasurement m =
+            measure_cold(session, c.problem, *c.op, plan, TimedInputSeeds(7), rng, Clock::now() + std::chrono::seconds(60));
+        ASSERT_EQ(m.outcome, RunOutcome::ok) << m.message;
+        const int warmups = plan.warmup_calls();
+        EXPECT_EQ(m.warmup_calls, warmups);
+        EXPECT_EQ(m.warmup_calls, std::max(warmup, 1));
+        ASSERT_EQ(session.slots.size(), static_cast<std::size_t>(warmups + 6));
+        EXPECT_EQ(session.slots.front(), 1) << "the first warmup is on the slot the correctness calls did not use";
+        std::set<int> before_timing{0};  // slot 0 had the correctness calls
+        for (int i = 0; i < warmups; ++i) before_timing.insert(session.slots[static_cast<std::size_t>(i)]);
+        EXPECT_EQ(before_timing.size(), static_cast<std::size_t>(TimingPlan::input_slots)) << "every slot called before timing";
+        for (std::size_t i = 1; i < session.slots.size(); ++i)
+            EXPECT_NE(session.slots[i], session.slots[i - 1]) << "call " << i << " reads the slot the call before read";
+        EXPECT_EQ(m.samples_ns.size(), 6u);
+        EXPECT_EQ(m.kept.size(), 3u);
+    }
 }
 
 }  // namespace
