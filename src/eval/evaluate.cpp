@@ -171,6 +171,7 @@ struct RunContext {
         SessionOptions s{run.threads, run.cpus, work_dir + "/" + op + "." + role + ".log"};
         s.memory_limit_bytes = worker_memory_limit(problems, run.threads);
         s.cpu_limit_s = options.op_timeout_s * run.threads + 60;
+        s.planned_cases = problems;
         return s;
     }
 };
@@ -553,6 +554,7 @@ std::vector<std::string> measure_baselines(const EvalOptions& options, bool refr
         s.sandbox = false;
         s.memory_limit_bytes = worker_memory_limit(problems, threads);
         s.cpu_limit_s = options.op_timeout_s * threads + 60;
+        s.planned_cases = problems;
         BaselineTimings baselines(*target, selected.entry->op, baseline_dir + "/" + selected.entry->op + ".so", s,
                                   options.plan, hardware_fingerprint(model), cache_dir, refresh);
         const auto deadline = after_seconds(options.op_timeout_s);

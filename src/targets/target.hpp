@@ -108,6 +108,11 @@ struct SessionOptions {
     bool sandbox = true;        // seccomp, Landlock and capability drop (candidates; baselines are trusted)
     std::uint64_t memory_limit_bytes = 0;  // address-space limit of the worker (0: none)
     double cpu_limit_s = 0;     // CPU-time limit of the worker (0: none)
+    // The cases the session will load (their argument specs are what counts): what it shares
+    // with the worker is sized at once for the largest of them, so that a later, larger case
+    // does not map it all again (targets/cpu/worker/shared_mappings.hpp says what that costs).
+    // Empty: sized case by case, growing when a case needs more.
+    std::vector<Problem> planned_cases{};
 };
 
 class Target {

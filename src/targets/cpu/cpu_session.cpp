@@ -183,10 +183,18 @@ CallResult CpuSession::load_case(const Problem& problem, int input_slots, Clock:
                     " bytes, more than the worker's memory limit of " + std::to_string(options_.memory_limit_bytes);
         return r;
     }
-    layout_ = make_call_layout(problem.inputs, problem.outputs, input_slots, workspace,
-                               static_cast<std::size_t>(sysconf(_SC_PAGESIZE)));
-    inputs_.resize(layout_.input_region_bytes());
-    outputs_.resize(layout_.output_region_bytes);
+    const auto page_bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    layout_ = make_call_layout(problem.inputs, problem.outputs, input_slots, workspace, page_bytes);
+    // Sized for the largest planned case (its workspace unknown yet), so that the regions are
+    // mapped once for the session, here and in the worker.
+    std::size_t reserve_inputs = 0, reserve_outputs = 0;
+    for (const Problem& planned : options_.planned_cases) {
+        const CallLayout largest = make_call_layout(planned.inputs, planned.outputs, input_slots, 0, page_bytes);
+        reserve_inputs = std::max(reserve_inputs, largest.input_region_bytes());
+        reserve_outputs = std::max(reserve_outputs, largest.output_region_bytes);
+    }
+    inputs_.resize(layout_.input_region_bytes(), reserve_inputs);
+    outputs_.resize(layout_.output_region_bytes, reserve_outputs);
     fill_guards();
     buffers_ = CaseBuffers{};
     for (int s = 0; s < layout_.slots; ++s)
@@ -194,7 +202,10 @@ CallResult CpuSession::load_case(const Problem& problem, int input_slots, Clock:
     buffers_.outputs = views(layout_.outputs, outputs_.data());
     buffers_.workspace = outputs_.data() + layout_.workspace_offset;
     buffers_.workspace_bytes = workspace;
-    if (!worker_->send({{"cmd", "map"}, {"layout", to_json(layout_)}})) return failure(std::nullopt, false, "");
+    // The worker maps as much as the harness has mapped (the memfds are at least that long).
+    if (!worker_->send({{"cmd", "map"}, {"layout", to_json(layout_)}, {"input_map_bytes", inputs_.mapped_bytes()},
+                        {"output_map_bytes", outputs_.mapped_bytes()}}))
+        return failure(std::nullopt, false, "");
     const auto mapped = worker_->receive(deadline, timed_out);
     if (!mapped || mapped->value("event", "") != "mapped") return failure(mapped, timed_out, "while the worker mapped the case");
     if (!worker_->send({{"cmd", "calls"}})) return failure(std::nullopt, false, "");

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -27,7 +28,7 @@ void SharedRegion::unmap() {
     bytes_ = mapped_bytes_ = 0;
 }
 
-void SharedRegion::resize(std::size_t bytes) {
+void SharedRegion::resize(std::size_t bytes, std::size_t reserve) {
     // A region no larger than the mapping keeps it: its page tables are already filled, so a
     // case pays nothing here unless it needs more memory than every case before it.
     if (data_ && bytes <= mapped_bytes_) {
@@ -35,6 +36,8 @@ void SharedRegion::resize(std::size_t bytes) {
         return;
     }
     unmap();
+    const std::size_t needed = bytes;
+    bytes = std::max(bytes, reserve);
     // The file only grows: a case reuses the pages of the cases before it instead of faulting
     // in and zeroing new ones (about 400,000 page faults for the 20 cases of one operator).
     // Whoever reads a byte of the region has written it in this case first (inputs are
@@ -53,7 +56,8 @@ void SharedRegion::resize(std::size_t bytes) {
         throw Error("cannot map " + std::to_string(bytes) + " bytes of shared memory: " + std::strerror(errno),
                     ExitCode::internal);
     data_ = static_cast<char*>(p);
-    bytes_ = mapped_bytes_ = bytes;
+    mapped_bytes_ = bytes;
+    bytes_ = needed;
 }
 
 int SharedRegion::open_read_only() const {

@@ -18,11 +18,14 @@ class SharedRegion {
     SharedRegion& operator=(const SharedRegion&) = delete;
 
     // Maps the region's first `bytes` in the harness, growing the memfd when it is smaller;
-    // a mapping already as large is kept (data() does not move then). The contents are what
-    // earlier cases left: callers write every byte they later read.
-    void resize(std::size_t bytes);
+    // a mapping already as large is kept (data() does not move then). A new mapping is made
+    // `reserve` bytes long when that is more, for the larger cases to come. The contents are
+    // what earlier cases left: callers write every byte they later read.
+    void resize(std::size_t bytes, std::size_t reserve = 0);
     char* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
+    // How much of the memfd is mapped (at least bytes()): what the worker may map too.
+    std::size_t mapped_bytes() const { return mapped_bytes_; }
     int fd() const { return fd_; }
     // A new descriptor of the same memory that only allows reading (for the worker).
     int open_read_only() const;

@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
           {"landlock_abi", files.landlock_abi}, {"landlock_note", files.note}});
 
     hb::protocol::LineReader commands(cpu::command_fd);
+    hb::worker::SharedMappings mappings;  // kept across cases; declared first, so it outlives every binding
     std::unique_ptr<hb::worker::CaseBinding> binding;
     while (auto line = commands.read_line()) {
         json command;
@@ -120,10 +121,12 @@ int main(int argc, char** argv) {
         if (cmd == "exit") break;
         if (cmd == "case") {
             binding.reset();
-            binding = std::make_unique<hb::worker::CaseBinding>(loaded, command);
+            binding = std::make_unique<hb::worker::CaseBinding>(loaded, mappings, command);
             send({{"event", "workspace"}, {"bytes", binding->workspace_bytes()}});
         } else if (cmd == "map" && binding) {
-            const std::string error = binding->map(cpu::call_layout_from_json(command.at("layout")), page);
+            const std::string error =
+                binding->map(cpu::call_layout_from_json(command.at("layout")), command.value("input_map_bytes", std::size_t{0}),
+                             command.value("output_map_bytes", std::size_t{0}), page);
             if (!error.empty()) {
                 send({{"event", "worker_error"}, {"message", error}});
                 return 4;

@@ -32,17 +32,6 @@ double now_ns() {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
-// A page the kernel touches first inside a timed call would cost that call a page fault, so
-// every page is mapped before a call can read it: the outputs and the workspace here
-// (MAP_POPULATE, every call uses them), each input slot when bind_slot first binds it
-// (populate_readable), so that a case that stops after five timed calls does not pay for the page
-// tables of slots it never reads.
-void* map_region(int fd, std::size_t bytes, int prot, bool populate) {
-    if (bytes == 0) return nullptr;
-    void* p = mmap(nullptr, bytes, prot, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
-    return p == MAP_FAILED ? nullptr : p;
-}
-
 // Fills the page tables of [begin, begin + bytes) of a readable mapping: MADV_POPULATE_READ
 // (Linux 5.14), then a read of every page, whose line is evicted again at once.
 // Why both: under a hypervisor that shadows the guest's page tables (PVM, software nested
@@ -74,36 +63,40 @@ std::string label(const cpu::ArgPlace& a, std::size_t k) {
 
 }  // namespace
 
-CaseBinding::CaseBinding(const LoadedKernel& kernel, const nlohmann::json& case_command) : kernel_(kernel) {
+CaseBinding::CaseBinding(const LoadedKernel& kernel, SharedMappings& mappings, const nlohmann::json& case_command)
+    : kernel_(kernel), mappings_(mappings) {
     call_.emplace(kernel_.op_name, specs_from_json(case_command.at("inputs")), specs_from_json(case_command.at("outputs")),
                   protocol::attrs_from_json(case_command.at("attrs")), kernel_.threads);
 }
 
-CaseBinding::~CaseBinding() { unmap(); }
-
-void CaseBinding::unmap() {
-    if (inputs_) munmap(inputs_, layout_.input_region_bytes());
-    if (outputs_) munmap(outputs_, layout_.output_region_bytes);
-    inputs_ = outputs_ = nullptr;
-    clear_watches();
-}
+CaseBinding::~CaseBinding() { clear_watches(); }
 
 std::uint64_t CaseBinding::workspace_bytes() {
     return kernel_.workspace_query ? kernel_.workspace_query(&call_->shape_only_call()) : 0;
 }
 
-std::string CaseBinding::map(const cpu::CallLayout& layout, cpu::ControlPage& page) {
-    unmap();
+std::string CaseBinding::map(const cpu::CallLayout& layout, std::size_t input_map_bytes, std::size_t output_map_bytes,
+                             cpu::ControlPage& page) {
+    clear_watches();
     layout_ = layout;
-    inputs_ = static_cast<char*>(map_region(cpu::input_region_fd, layout_.input_region_bytes(), PROT_READ, false));
-    outputs_ = static_cast<char*>(map_region(cpu::output_region_fd, layout_.output_region_bytes, PROT_READ | PROT_WRITE, true));
+    // A page the kernel touches first inside a timed call would cost that call a page fault,
+    // so every page is mapped before a call can read it: the outputs and the workspace when
+    // the mapping is made (every call uses them), each input slot when bind_slot first binds
+    // it in this case (populate_readable; cheap for pages an earlier case touched), so that a
+    // case that stops after five timed calls does not pay for the page tables of slots it
+    // never reads.
+    if (std::string error = mappings_.fit(layout_.input_region_bytes(), layout_.output_region_bytes, input_map_bytes,
+                                          output_map_bytes);
+        !error.empty())
+        return error;
+    inputs_ = mappings_.inputs();
+    outputs_ = mappings_.outputs();
     populated_.assign(static_cast<std::size_t>(layout_.slots), false);
-    if ((!inputs_ && layout_.input_region_bytes()) || !outputs_) return std::string("cannot map the case's shared memory: ") + std::strerror(errno);
     const std::size_t page_bytes = layout_.page_bytes;
     for (int s = 0; s < layout_.slots; ++s)
         for (std::size_t g : layout_.input_guards)
-            mprotect(inputs_ + static_cast<std::size_t>(s) * layout_.slot_bytes + g, page_bytes, PROT_NONE);
-    for (std::size_t g : layout_.output_guards) mprotect(outputs_ + g, page_bytes, PROT_NONE);
+            mappings_.guard(inputs_ + static_cast<std::size_t>(s) * layout_.slot_bytes + g, page_bytes, false);
+    for (std::size_t g : layout_.output_guards) mappings_.guard(outputs_ + g, page_bytes, true);
     for (std::size_t a = 0; a < layout_.outputs.size(); ++a)
         for (std::size_t k = 0; k < layout_.outputs[a].tensors.size(); ++k)
             call_->bind_output(a, k, outputs_ + layout_.outputs[a].tensors[k].offset);
