@@ -7,6 +7,8 @@
 #   scripts/benchmark.sh suite-warm      # the same with the caches the cold run filled (target < 3 min)
 #   scripts/benchmark.sh repeatability   # two back-to-back evals of the tuned submission (levels 1-2):
 #                                        # median |delta s_i| (target <= 0.01) and p90 (target <= 0.04)
+#   scripts/benchmark.sh repeatability-live   # the same with --live-baseline: each case's baseline
+#                                        # timed in the run, right after the candidate's calls
 #   scripts/benchmark.sh all
 #
 # Each figure is followed by the machine's state just before and after it: the median bandwidth
@@ -90,14 +92,17 @@ suite_warm() {
   probe_after
 }
 
+# repeatability NAME [EVAL ARGS...]: two back-to-back evals of the tuned submission, written
+# to $BENCH_DIR/NAME-a.json and NAME-b.json.
 repeatability() {
+  local name=$1; shift
   local before between after
   before=$("$PROBE" 1)
-  timed_eval "$BENCH_DIR/repeat-a.json" --submission examples/cpu/tuned $LEVELS_1_2 >/dev/null
+  timed_eval "$BENCH_DIR/$name-a.json" --submission examples/cpu/tuned $LEVELS_1_2 "$@" >/dev/null
   between=$("$PROBE" 1)
-  timed_eval "$BENCH_DIR/repeat-b.json" --submission examples/cpu/tuned $LEVELS_1_2 >/dev/null
+  timed_eval "$BENCH_DIR/$name-b.json" --submission examples/cpu/tuned $LEVELS_1_2 "$@" >/dev/null
   after=$("$PROBE" 1)
-  python3 - "$BENCH_DIR/repeat-a.json" "$BENCH_DIR/repeat-b.json" <<'EOF'
+  python3 - "$BENCH_DIR/$name-a.json" "$BENCH_DIR/$name-b.json" <<'EOF'
 import json, sys
 def scores(path):
     return {(c["operator"], c["case_id"]): c["score"] for c in json.load(open(path))["cases"]
@@ -113,7 +118,7 @@ for path in sys.argv[1:]:
     r = json.load(open(path))
     unstable = sum(1 for c in r["cases"] if c["candidate_timing"]["timing_unstable"])
     print(f"  {path}: {unstable} cases timing_unstable, wall {r['phases_s']['total']:.1f} s")
-    if r["caches"]["baselines_measured"] > 0:
+    if r["caches"]["baselines_measured"] > 0 and not r["options"]["live_baseline"]:
         # Measuring a baseline closes the candidate's worker: that run's candidate calls ran
         # in a new worker per case, the other's in one, and the two are not alike.
         print(f"  note: {path} measured {r['caches']['baselines_measured']} baselines (their cache was cold); "
@@ -126,7 +131,8 @@ case ${1:-all} in
   one-op) one_op ;;
   suite-cold) suite_cold ;;
   suite-warm) suite_warm ;;
-  repeatability) repeatability ;;
-  all) suite_cold; suite_warm; one_op; repeatability ;;
-  *) echo "usage: scripts/benchmark.sh one-op|suite-cold|suite-warm|repeatability|all" >&2; exit 2 ;;
+  repeatability) repeatability repeat ;;
+  repeatability-live) repeatability repeat-live --live-baseline ;;
+  all) suite_cold; suite_warm; one_op; repeatability repeat ;;
+  *) echo "usage: scripts/benchmark.sh one-op|suite-cold|suite-warm|repeatability|repeatability-live|all" >&2; exit 2 ;;
 esac
