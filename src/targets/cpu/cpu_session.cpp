@@ -186,15 +186,17 @@ CallResult CpuSession::load_case(const Problem& problem, int input_slots, Clock:
     const auto page_bytes = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     layout_ = make_call_layout(problem.inputs, problem.outputs, input_slots, workspace, page_bytes);
     // Sized for the largest planned case (its workspace unknown yet), so that the regions are
-    // mapped once for the session, here and in the worker.
-    std::size_t reserve_inputs = 0, reserve_outputs = 0;
-    for (const Problem& planned : options_.planned_cases) {
-        const CallLayout largest = make_call_layout(planned.inputs, planned.outputs, input_slots, 0, page_bytes);
-        reserve_inputs = std::max(reserve_inputs, largest.input_region_bytes());
-        reserve_outputs = std::max(reserve_outputs, largest.output_region_bytes);
+    // mapped once for the session, here and in the worker. Worked out once per slot count.
+    if (reserve_.slots != input_slots) {
+        reserve_ = Reserve{input_slots, 0, 0};
+        for (const Problem& planned : options_.planned_cases) {
+            const CallLayout largest = make_call_layout(planned.inputs, planned.outputs, input_slots, 0, page_bytes);
+            reserve_.input_bytes = std::max(reserve_.input_bytes, largest.input_region_bytes());
+            reserve_.output_bytes = std::max(reserve_.output_bytes, largest.output_region_bytes);
+        }
     }
-    inputs_.resize(layout_.input_region_bytes(), reserve_inputs);
-    outputs_.resize(layout_.output_region_bytes, reserve_outputs);
+    inputs_.resize(layout_.input_region_bytes(), reserve_.input_bytes);
+    outputs_.resize(layout_.output_region_bytes, reserve_.output_bytes);
     fill_guards();
     buffers_ = CaseBuffers{};
     for (int s = 0; s < layout_.slots; ++s)

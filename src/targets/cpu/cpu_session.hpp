@@ -59,6 +59,12 @@ class CpuSession final : public KernelSession {
     std::unique_ptr<WorkerProcess> worker_;
     ThreadPlacement placement_;  // the worker's threads, one CPU each (thread_placement.hpp)
     CallLayout layout_;
+    // The shared regions' size for the largest planned case (SessionOptions::planned_cases),
+    // for `slots` input slots.
+    struct Reserve {
+        int slots = -1;
+        std::size_t input_bytes = 0, output_bytes = 0;
+    } reserve_;
     CaseBuffers buffers_;
     bool serving_calls_ = false;
     std::uint32_t sequence_ = 0;

@@ -89,18 +89,16 @@ std::string CaseBinding::map(const cpu::CallLayout& layout, std::size_t input_ma
                                           output_map_bytes);
         !error.empty())
         return error;
-    inputs_ = mappings_.inputs();
-    outputs_ = mappings_.outputs();
     populated_.assign(static_cast<std::size_t>(layout_.slots), false);
     const std::size_t page_bytes = layout_.page_bytes;
     for (int s = 0; s < layout_.slots; ++s)
         for (std::size_t g : layout_.input_guards)
-            mappings_.guard(inputs_ + static_cast<std::size_t>(s) * layout_.slot_bytes + g, page_bytes, false);
-    for (std::size_t g : layout_.output_guards) mappings_.guard(outputs_ + g, page_bytes, true);
+            mappings_.guard(mappings_.inputs() + static_cast<std::size_t>(s) * layout_.slot_bytes + g, page_bytes, false);
+    for (std::size_t g : layout_.output_guards) mappings_.guard(mappings_.outputs() + g, page_bytes, true);
     for (std::size_t a = 0; a < layout_.outputs.size(); ++a)
         for (std::size_t k = 0; k < layout_.outputs[a].tensors.size(); ++k)
-            call_->bind_output(a, k, outputs_ + layout_.outputs[a].tensors[k].offset);
-    call_->set_workspace(layout_.workspace_bytes ? outputs_ + layout_.workspace_offset : nullptr, layout_.workspace_bytes);
+            call_->bind_output(a, k, mappings_.outputs() + layout_.outputs[a].tensors[k].offset);
+    call_->set_workspace(layout_.workspace_bytes ? mappings_.outputs() + layout_.workspace_offset : nullptr, layout_.workspace_bytes);
     call_->bind_written_lengths(page.written_length);
     bound_slot_ = ~0u;
     bind_slot(0);
@@ -109,7 +107,7 @@ std::string CaseBinding::map(const cpu::CallLayout& layout, std::size_t input_ma
 
 void CaseBinding::bind_slot(std::uint32_t slot) {
     if (slot == bound_slot_ || slot >= static_cast<std::uint32_t>(layout_.slots)) return;
-    char* base = inputs_ + static_cast<std::size_t>(slot) * layout_.slot_bytes;
+    char* base = mappings_.inputs() + static_cast<std::size_t>(slot) * layout_.slot_bytes;
     if (!populated_[slot]) {  // the tensors' pages only: the guard pages between them stay unmapped
         for (const auto& a : layout_.inputs)
             for (const auto& t : a.tensors) populate_readable(base + t.offset, t.spec.bytes(), layout_.page_bytes);
@@ -130,8 +128,8 @@ void CaseBinding::watch_faults(const char* slot) {
     std::size_t guard = 0;
     for (const auto& a : layout_.outputs)
         for (std::size_t k = 0; k < a.tensors.size(); ++k)
-            watch(outputs_ + layout_.output_guards[guard++], page_bytes, "out_of_bounds", "output " + label(a, k));
-    watch(outputs_ + layout_.output_guards.back(), page_bytes, "out_of_bounds", "workspace");
+            watch(mappings_.outputs() + layout_.output_guards[guard++], page_bytes, "out_of_bounds", "output " + label(a, k));
+    watch(mappings_.outputs() + layout_.output_guards.back(), page_bytes, "out_of_bounds", "workspace");
     guard = 0;
     for (const auto& a : layout_.inputs)
         for (std::size_t k = 0; k < a.tensors.size(); ++k)
@@ -141,7 +139,7 @@ void CaseBinding::watch_faults(const char* slot) {
         for (std::size_t k = 0; k < a.tensors.size(); ++k)
             watch(slot + a.tensors[k].offset, std::max<std::size_t>(a.tensors[k].spec.bytes(), 1), "input_mutation",
                   "input " + label(a, k));
-    if (layout_.input_region_bytes()) watch(inputs_, layout_.input_region_bytes(), "input_mutation", "an input slot");
+    if (layout_.input_region_bytes()) watch(mappings_.inputs(), layout_.input_region_bytes(), "input_mutation", "an input slot");
 }
 
 bool CaseBinding::serve_calls(cpu::ControlPage& page) {

@@ -56,8 +56,6 @@ class CaseBinding {
     SharedMappings& mappings_;
     std::optional<KernelCall> call_;
     cpu::CallLayout layout_;
-    char* inputs_ = nullptr;
-    char* outputs_ = nullptr;
     std::uint32_t bound_slot_ = ~0u;
     std::vector<bool> populated_;  // input slots whose page tables are filled
 };
